@@ -1,0 +1,118 @@
+// ksnap normalization: the canonical form of one IR file.
+//
+// Worked example (TTGIR). Two builds print
+//   BASE: %offsets_1 = arith.addi %offsets_0, %offsets : tensor<256xi32, #blocked> loc(#loc22)
+//   HEAD: %offs_1    = arith.addi %offs_0, %offs       : tensor<256xi32, #blocked2> loc(#loc9)
+// where HEAD's #blocked2 has the same definition as BASE's #blocked. Both
+// normalize to one Line with
+//   shape   "%_ = arith.addi %_ , %_ : tensor < 256xi32 , #blocked >"
+//   display "%offsets_1 = arith.addi %offsets_0, %offsets : tensor<256xi32, #blocked>"
+//   symbols [def value, use value, use value, use alias]
+// and the module hashes are equal, because values are numbered by first
+// occurrence within their function and aliases by their definitions.
+//
+// What each rule removes is in NormalizeOptions. Every rule is on by default
+// and can be turned off; a rule that is off leaves its text in `shape`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ksnap/ir/lexer.h"
+#include "ksnap/support/file.h"
+#include "ksnap/support/status.h"
+
+namespace ksnap::norm {
+
+struct NormalizeOptions {
+  bool rename_values = true;    ///< SSA values, block args, LLVM locals, PTX virtual registers.
+  bool rename_blocks = true;    ///< MLIR ^bb, LLVM labels, PTX $L__ labels.
+  bool rename_aliases = true;   ///< #blocked1 / !alias names: identified by their definitions.
+  bool drop_locations = true;   ///< loc(...), #locN tables, !dbg, DI* metadata, .loc/.file, paths.
+  bool rename_metadata = true;  ///< LLVM !N numbering and #N attribute-group numbering.
+  bool drop_ident = true;       ///< llvm.ident, producer / version strings, PTX header comments.
+  bool drop_comments = true;    ///< // and ; comments.
+  bool drop_reg_decls = true;   ///< PTX `.reg .b32 %r<503>;` (kept as a resource figure).
+};
+
+/// Classes of renamed symbols. Two symbols correspond only within a class.
+enum class SymbolClass : uint8_t {
+  kValue,      ///< %x (MLIR), %12 (LLVM), %r12 (PTX register).
+  kBlock,      ///< ^bb3, LLVM label, PTX $L__BB label.
+  kAlias,      ///< MLIR #attr / !type alias.
+  kMetadata,   ///< LLVM !N.
+  kAttrGroup,  ///< LLVM #N.
+};
+
+/// One occurrence of a renamable symbol inside Line::display.
+struct SymbolRef {
+  uint32_t id = 0;       ///< Index into Module::symbols.
+  uint32_t offset = 0;   ///< Byte offset within Line::display.
+  uint32_t length = 0;   ///< Byte length within Line::display (the spelled name).
+  bool is_def = false;   ///< This occurrence defines the symbol (result, block arg, label).
+};
+
+/// One significant line of IR (lines that normalize to nothing are skipped).
+struct Line {
+  uint32_t line_no = 0;          ///< 1-based line in the file.
+  std::string display;           ///< Original text, dropped parts removed, trimmed.
+  std::string shape;             ///< Canonical text with every symbol masked by its class.
+  std::vector<SymbolRef> symbols;///< Occurrences in display order (1:1 with the masks in shape).
+  std::string op;                ///< Op / instruction mnemonic ("tt.load", "getelementptr",
+                                 ///< "ld.global.v2.b32", "scf.for"); empty for none.
+  int32_t py_line = -1;          ///< Python source line this op came from, -1 unknown.
+  uint16_t depth = 0;            ///< Region / brace nesting depth at line start.
+};
+
+/// A function (or the module-level lines, as a unit named "" kept first).
+struct Unit {
+  std::string name;   ///< Function symbol without '@' ("add_kernel"); "" = module level.
+  std::vector<Line> lines;
+  uint64_t hash = 0;  ///< Hash of the canonical text of this unit.
+};
+
+struct Symbol {
+  std::string name;   ///< As spelled, e.g. "%offsets_1", "#blocked1", "%r12", "$L__BB0_2".
+  SymbolClass cls = SymbolClass::kValue;
+  int32_t unit = -1;  ///< Unit index owning it; -1 = module scope (aliases, metadata).
+  /// Canonical id: position-of-first-occurrence within its unit for values and
+  /// blocks; definition-content hash for aliases / metadata. Equal canonical
+  /// ids across two modules mean "same symbol after normalization".
+  uint64_t canonical = 0;
+};
+
+struct Module {
+  ir::Dialect dialect = ir::Dialect::kMlir;
+  std::string file;                 ///< Path it came from (for messages).
+  std::vector<Unit> units;          ///< Module-level unit first, then functions in file order.
+  std::vector<Symbol> symbols;
+  /// Figures moved out of the text: PTX ".reg .b32" -> 503, ".reg .pred" -> 41,
+  /// ".shared" bytes, ... Keyed by a stable name.
+  std::map<std::string, int64_t> resources;
+  uint64_t hash = 0;                ///< Hash of the whole canonical text.
+  uint64_t input_bytes = 0;
+};
+
+/// Normalizes `text` (file name `file` used only in errors) under `opts`.
+/// Errors: kParseError with file:line:col for unterminated strings, regions or
+/// braces, lines over `max_line_bytes`, or text that is not IR of `dialect`.
+Expected<Module> normalize(const TextBuffer& text, ir::Dialect dialect,
+                           const NormalizeOptions& opts = {});
+
+/// Hash only (the fast path: no Module built); equal to normalize(...)->hash.
+Expected<uint64_t> normalized_hash(const TextBuffer& text, ir::Dialect dialect,
+                                   const NormalizeOptions& opts = {});
+
+/// The canonical text: one line per Line, symbols printed by canonical name
+/// (%v0, ^b0, #a<hash>, ...). What `ksnap normalize FILE` prints; its hash is
+/// Module::hash.
+std::string canonical_text(const Module& m);
+
+/// Number of ops per op name across all units (for op-count deltas).
+std::map<std::string, int64_t> op_counts(const Module& m);
+
+}  // namespace ksnap::norm

@@ -1,0 +1,24 @@
+#include "ksnap/support/hash.h"
+
+#include <gtest/gtest.h>
+
+namespace ksnap {
+namespace {
+
+TEST(HashTest, IncrementalEqualsOneShot) {
+  Hasher h;
+  h.update("hello ");
+  h.update("world");
+  EXPECT_EQ(h.digest(), hash64("hello world"));
+  EXPECT_NE(hash64("hello world"), hash64("hello worle"));
+}
+
+TEST(HashTest, HexForms) {
+  EXPECT_EQ(hex64(0x1234), "0000000000001234");
+  EXPECT_EQ(hash128_hex("x").size(), 32u);
+  EXPECT_EQ(hash128_hex("x"), hash128_hex("x"));
+  EXPECT_NE(hash128_hex("x"), hash128_hex("y"));
+}
+
+}  // namespace
+}  // namespace ksnap
