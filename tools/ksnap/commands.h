@@ -1,0 +1,31 @@
+// The ksnap CLI is thin: main.cc builds a CLI11 app and asks each command
+// family to register its subcommands. A family lives in <family>_command.cc
+// and only parses flags, calls a library, renders, and sets ctx.exit_code.
+//
+// Exit codes (every family): 0 ok; 1 differences found (only where the user
+// asked with --exit-code); 2 usage or input error.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "ksnap/support/status.h"
+
+namespace ksnap::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitDifferences = 1;
+inline constexpr int kExitError = 2;
+
+struct Context {
+  int exit_code = kExitOk;
+};
+
+/// Prints `ksnap: <status>` to stderr and returns kExitError.
+int report_error(const Status& status);
+
+void register_diff_commands(CLI::App& app, Context& ctx);     // diff, show, normalize
+void register_tune_commands(CLI::App& app, Context& ctx);     // tune replay, ...
+void register_capture_commands(CLI::App& app, Context& ctx);  // capture, merge
+void register_store_commands(CLI::App& app, Context& ctx);    // record, baseline, log, store
+
+}  // namespace ksnap::cli
