@@ -1,0 +1,113 @@
+// ksnap builds: the set of compiled kernel variants that one compiler build
+// produced, with the IR files of every stage.
+//
+// A build is loaded from
+//   - a capture folder: `manifest.json` beside Triton's `cache/` (the ksnap
+//     capture format, docs/capture-format.md), or
+//   - a bare Triton cache folder (TRITON_CACHE_DIR): variants are found from
+//     each `<hash>/<kernel>.json` metadata file and its stage files; such
+//     variants have no constexprs and are paired by metadata and similarity.
+// Other sources (the history store) construct Build values directly with
+// in-memory stage texts.
+//
+//   Expected<Build> b = load_build("../shared/corpus/base");
+//   for (const Variant& v : b->variants) std::cout << v.id() << "\n";
+//   // add_kernel|{"BLOCK_SIZE": 256}|{"num_warps": 4}
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ksnap/support/file.h"
+#include "ksnap/support/status.h"
+
+namespace ksnap::build {
+
+/// The IR stages ksnap knows, in pipeline order. `source` is Triton's
+/// pre-optimization TTIR (diffed only when asked for).
+inline constexpr const char* kKnownStages[] = {"source", "ttir",   "ttgir", "llir",
+                                               "ptx",    "amdgcn", "spv"};
+/// Binary artifacts kept but never diffed as text.
+inline constexpr const char* kBinaryStages[] = {"cubin", "hsaco", "spvbin"};
+
+/// Index of `stage` in kKnownStages, or -1.
+int stage_rank(const std::string& stage);
+
+/// One stage's IR of one variant: a file on disk or text held in memory.
+struct StageFile {
+  std::string stage;  ///< "ttir", "ttgir", "llir", "ptx", ...
+  std::string path;   ///< File path (for messages even when `text` is set).
+  std::shared_ptr<const std::string> text;  ///< In-memory contents, or null.
+};
+
+/// Reads a stage's text (from memory or disk), rejecting binary junk.
+Expected<TextBuffer> read_stage(const StageFile& f);
+
+/// One compiled variant of one kernel.
+struct Variant {
+  std::string kernel;     ///< Function name, "matmul_kernel".
+  std::string qualname;   ///< module.function when known.
+  std::string key;        ///< Triton's JIT specialization key, verbatim ("" if unknown).
+  std::string signature;  ///< Argument specialization: the key's leading [...] list.
+  /// Constexpr values and explicitly passed compile options, name -> JSON
+  /// value text (e.g. "256", "false", "\"ieee\"").
+  std::map<std::string, std::string> constexprs;
+  std::map<std::string, std::string> options;
+  bool constexprs_known = true;  ///< False for bare-cache variants.
+  /// Every compile option the compiler recorded (from `<kernel>.json`):
+  /// num_warps, num_stages, enable_fp_fusion, arch, ... (JSON value text).
+  std::map<std::string, std::string> compile_options;
+  std::string cache_dir;  ///< Folder name under cache/ (never used for pairing).
+  std::vector<StageFile> stages;    ///< Text stages present, pipeline order.
+  std::vector<StageFile> binaries;  ///< cubin / hsaco.
+  /// Resource figures: n_regs, n_spills, shared (bytes), ...
+  std::map<std::string, int64_t> resources;
+  std::string source_file;  ///< Python source path, when recorded.
+  int32_t source_line = -1;
+  /// Benchmark attribution recorded by the capture plugin: the script and
+  /// the benchmark-point labels that launched this variant.
+  std::string benchmark_script;
+  std::vector<std::string> benchmark_points;
+
+  /// `kernel|{"A": 1, "B": 2}|{"num_warps": 4}` — JSON objects with sorted
+  /// keys, Python json.dumps spacing (the identity ksnap pairs on).
+  std::string id() const;
+  std::string constexprs_text() const;
+  std::string options_text() const;
+  /// The stage file for `stage`, or null.
+  const StageFile* stage(const std::string& stage) const;
+};
+
+enum class BuildKind : uint8_t { kCapture, kTritonCache, kMemory };
+
+struct Build {
+  std::string root;  ///< Path it was loaded from.
+  std::string name;  ///< `build` field of the manifest, else the folder name.
+  BuildKind kind = BuildKind::kCapture;
+  int format_version = 0;  ///< 0 = manifest without a `format` field.
+  std::string triton_version;
+  std::string arch;
+  std::vector<Variant> variants;
+};
+
+/// Highest capture format_version this ksnap reads.
+inline constexpr int kCaptureFormatVersion = 1;
+
+/// Loads a capture folder or a bare Triton cache folder. Errors name the file
+/// and, for manifests, the line: a manifest that is not JSON, has the wrong
+/// `format`, an entry without `kernel`, or names a cache folder or stage file
+/// that does not exist.
+Expected<Build> load_build(const std::string& path);
+
+/// Same, for a folder known to be a capture / a Triton cache.
+Expected<Build> load_capture(const std::string& dir);
+Expected<Build> load_triton_cache(const std::string& dir);
+
+/// Formats a JSON object of `name -> json text` with sorted keys and Python's
+/// json.dumps separators: {"A": 1, "B": true}.
+std::string json_object_text(const std::map<std::string, std::string>& kv);
+
+}  // namespace ksnap::build
