@@ -36,20 +36,24 @@ bool dialect_for_stage(std::string_view stage, Dialect* out);
 enum class TokenKind : uint8_t {
   kEof,         ///< The NUL sentinel at the end of the buffer.
   kNewline,     ///< '\n' (lines matter to every consumer).
-  kBareId,      ///< Keywords, op names, types, mnemonics: `tt.load`, `i32`, `ld.global.v2.b32`.
+  kBareId,      ///< Keywords, op names, types, mnemonics: `tt.load`, `i32`, `ld.global.v2.b32`;
+                ///< also MLIR shape prefixes `256xi32`, `128x64xf16` (digits glued to letters).
   kValueId,     ///< MLIR `%x_3`, `%0#1`; LLVM `%12`, `%"q"`; PTX registers `%r12`, `%rd3`, `%tid.x`.
   kBlockId,     ///< MLIR `^bb3`.
   kSymbolRef,   ///< `@add_kernel`, LLVM globals `@llvm.nvvm...`.
   kHashId,      ///< MLIR attribute aliases `#blocked1`, `#loc3`; LLVM attribute groups `#3`.
   kBangId,      ///< MLIR type aliases / dialect types `!tt.ptr`; LLVM metadata `!12`, `!dbg`.
   kDollarId,    ///< PTX labels `$L__BB0_2`; inline-asm operands `$0`.
-  kLabelDef,    ///< LLVM `bb3:` / `7:`, PTX `$L__BB0_2:` (the label token includes ':').
+  kLabelDef,    ///< At the start of a line only: LLVM `bb3:` / `7:`, PTX `$L__BB0_2:`, asm
+                ///< `.LBB0_1:` (the label token includes ':'). Not in MLIR.
   kDirective,   ///< PTX/asm `.reg`, `.loc`, `.visible` (leading '.').
   kInteger,     ///< `42`, `-1`, `0x1F`.
-  kFloat,       ///< `1.0e+00`, `0x7FF...` style floats in LLVM are kInteger/kBareId.
+  kFloat,       ///< `1.0e+00`, `-2.5`, PTX `0f3F800000` / `0d3FF0...`; LLVM's `0x7FF...`
+                ///< and `0xH3C00` hex floats are kInteger.
   kString,      ///< `"..."` including quotes; escapes kept verbatim.
-  kComment,     ///< `// ...` (MLIR, PTX) or `; ...` (LLVM) to end of line, without '\n'.
-  kPunct,       ///< One punctuation char or `->`, `::`, `...`.
+  kComment,     ///< `// ...` (MLIR, PTX, AMDGCN) or `; ...` (LLVM, AMDGCN, SPIR-V) to end of
+                ///< line, without '\n'; PTX/AMDGCN `/* ... */` (may span lines).
+  kPunct,       ///< One punctuation char or `->`, `::`, `...`, `<=`, `>=`.
   kError,       ///< Malformed input; see Lexer::error().
 };
 
@@ -61,7 +65,13 @@ struct Token {
 };
 
 /// Tokenizes a NUL-terminated buffer. `begin[size]` must be '\0'.
-/// After a kError token, error() describes it; lexing may continue after it.
+/// After a kError token, error_message() describes it; lexing may continue
+/// after it. Never reads past the sentinel.
+///
+/// Errors: unterminated string (a newline or the end comes before the closing
+/// quote), unterminated `/*` comment, a NUL byte before the end, a control
+/// byte, a byte that is not part of valid UTF-8 text. UTF-8 text outside
+/// strings and comments (rare; e.g. in a name) is a kBareId.
 class Lexer {
  public:
   Lexer(const char* begin, size_t size, Dialect dialect);
@@ -85,10 +95,17 @@ class Lexer {
   }
   Token error(const char* start, std::string_view message);
 
+  Token lex_number(const char* start);
+  Token lex_identifier(const char* start);
+  Token lex_string(const char* start);
+  Token lex_line_comment(const char* start);
+  Token lex_utf8(const char* start);
+
   const char* begin_;
   const char* cur_;
   const char* end_;
   Dialect dialect_;
+  bool at_line_start_ = true;  ///< No token yet on this line (label definitions).
   std::string_view error_message_;
   size_t error_offset_ = 0;
 };

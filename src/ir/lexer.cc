@@ -1,0 +1,404 @@
+// The ksnap IR lexer. Worked example (LLVM IR):
+//
+//   %15 = getelementptr float, ptr addrspace(1) %0, i64 %14, !dbg !12 ; c
+//   kValueId "%15", kPunct "=", kBareId "getelementptr", kBareId "float",
+//   kPunct ",", kBareId "ptr", kBareId "addrspace", kPunct "(", kInteger "1",
+//   kPunct ")", kValueId "%0", ..., kBangId "!dbg", kBangId "!12",
+//   kComment "; c", kNewline
+//
+// The same bytes as PTX would lex `;` as kPunct and `!` as kPunct: the few
+// places where the grammars disagree are the `dialect_` tests below.
+#include "ksnap/ir/lexer.h"
+
+#include <cstring>
+
+namespace ksnap::ir {
+namespace {
+
+enum : uint8_t {
+  kIdStart = 1,   // [A-Za-z_]
+  kIdChar = 2,    // [A-Za-z0-9_.$]
+  kDigit = 4,     // [0-9]
+  kHex = 8,       // [0-9A-Fa-f]
+  kSuffix = 16,   // MLIR/LLVM name chars: [A-Za-z0-9_.$-]
+};
+
+struct CharTable {
+  uint8_t bits[256] = {};
+  constexpr CharTable() {
+    for (int c = 'a'; c <= 'z'; ++c) bits[c] |= kIdStart | kIdChar | kSuffix;
+    for (int c = 'A'; c <= 'Z'; ++c) bits[c] |= kIdStart | kIdChar | kSuffix;
+    for (int c = '0'; c <= '9'; ++c) bits[c] |= kIdChar | kDigit | kHex | kSuffix;
+    for (int c = 'a'; c <= 'f'; ++c) bits[c] |= kHex;
+    for (int c = 'A'; c <= 'F'; ++c) bits[c] |= kHex;
+    bits[static_cast<uint8_t>('_')] |= kIdStart | kIdChar | kSuffix;
+    bits[static_cast<uint8_t>('.')] |= kIdChar | kSuffix;
+    bits[static_cast<uint8_t>('$')] |= kIdChar | kSuffix;
+    bits[static_cast<uint8_t>('-')] |= kSuffix;
+  }
+};
+constexpr CharTable kChars;
+
+inline bool is(char c, uint8_t cls) { return kChars.bits[static_cast<uint8_t>(c)] & cls; }
+
+// Length of the valid UTF-8 sequence at `p` (2-4), or 0 when invalid. Reads
+// at most up to the first byte that is not a continuation byte, so it never
+// passes the NUL sentinel.
+int utf8_length(const unsigned char* p) {
+  unsigned char c = p[0];
+  int n;
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4;
+  else return 0;
+  for (int i = 1; i < n; ++i) {
+    if ((p[i] & 0xC0) != 0x80) return 0;
+  }
+  if (c == 0xE0 && p[1] < 0xA0) return 0;  // overlong
+  if (c == 0xED && p[1] > 0x9F) return 0;  // surrogate
+  if (c == 0xF0 && p[1] < 0x90) return 0;  // overlong
+  if (c == 0xF4 && p[1] > 0x8F) return 0;  // > U+10FFFF
+  return n;
+}
+
+}  // namespace
+
+const char* dialect_name(Dialect d) {
+  switch (d) {
+    case Dialect::kMlir: return "mlir";
+    case Dialect::kLlvm: return "llvm";
+    case Dialect::kPtx: return "ptx";
+    case Dialect::kAmdgcn: return "amdgcn";
+    case Dialect::kSpirv: return "spirv";
+  }
+  return "?";
+}
+
+bool dialect_for_stage(std::string_view stage, Dialect* out) {
+  struct Entry {
+    std::string_view stage;
+    Dialect dialect;
+  };
+  static constexpr Entry kStages[] = {
+      {"ttir", Dialect::kMlir},     {"ttgir", Dialect::kMlir},  {"source", Dialect::kMlir},
+      {"mlir", Dialect::kMlir},     {"llir", Dialect::kLlvm},   {"ll", Dialect::kLlvm},
+      {"ptx", Dialect::kPtx},       {"amdgcn", Dialect::kAmdgcn}, {"spv", Dialect::kSpirv},
+      {"spvdis", Dialect::kSpirv}, {"spirv", Dialect::kSpirv},
+  };
+  for (const Entry& e : kStages) {
+    if (e.stage == stage) {
+      *out = e.dialect;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* token_kind_name(TokenKind k) {
+  switch (k) {
+    case TokenKind::kEof: return "eof";
+    case TokenKind::kNewline: return "newline";
+    case TokenKind::kBareId: return "bare-id";
+    case TokenKind::kValueId: return "value-id";
+    case TokenKind::kBlockId: return "block-id";
+    case TokenKind::kSymbolRef: return "symbol-ref";
+    case TokenKind::kHashId: return "hash-id";
+    case TokenKind::kBangId: return "bang-id";
+    case TokenKind::kDollarId: return "dollar-id";
+    case TokenKind::kLabelDef: return "label-def";
+    case TokenKind::kDirective: return "directive";
+    case TokenKind::kInteger: return "integer";
+    case TokenKind::kFloat: return "float";
+    case TokenKind::kString: return "string";
+    case TokenKind::kComment: return "comment";
+    case TokenKind::kPunct: return "punct";
+    case TokenKind::kError: return "error";
+  }
+  return "?";
+}
+
+Lexer::Lexer(const char* begin, size_t size, Dialect dialect)
+    : begin_(begin), cur_(begin), end_(begin + size), dialect_(dialect) {}
+
+Token Lexer::error(const char* start, std::string_view message) {
+  error_message_ = message;
+  error_offset_ = static_cast<size_t>(start - begin_);
+  at_line_start_ = false;
+  return make(TokenKind::kError, start);
+}
+
+Token Lexer::next() {
+  while (true) {
+    const char* start = cur_;
+    char c = *cur_++;
+    switch (c) {
+      case '\0':
+        if (start == end_) {
+          cur_ = start;  // kEof forever; never step past the sentinel
+          return make(TokenKind::kEof, start);
+        }
+        return error(start, "NUL byte in text (binary data?)");
+      case ' ':
+      case '\t':
+      case '\r':
+      case '\f':
+      case '\v':
+        while (*cur_ == ' ' || *cur_ == '\t' || *cur_ == '\r') ++cur_;
+        continue;
+      case '\n':
+        at_line_start_ = true;
+        return make(TokenKind::kNewline, start);
+      default:
+        break;
+    }
+    bool line_start = at_line_start_;
+    at_line_start_ = false;
+    switch (c) {
+      case '%':
+        if (*cur_ == '"' && dialect_ != Dialect::kPtx) {  // LLVM %"quoted name"
+          Token s = lex_string(cur_);
+          if (s.kind == TokenKind::kError) return s;
+          return make(TokenKind::kValueId, start);
+        }
+        if (dialect_ == Dialect::kPtx) {
+          if (!is(*cur_, kIdChar)) return make(TokenKind::kPunct, start);
+          while (is(*cur_, kIdChar)) ++cur_;
+          return make(TokenKind::kValueId, start);
+        }
+        if (!is(*cur_, kSuffix)) return make(TokenKind::kPunct, start);
+        while (is(*cur_, kSuffix)) ++cur_;
+        if (dialect_ == Dialect::kMlir && *cur_ == '#' && is(cur_[1], kDigit)) {
+          ++cur_;  // %0#1: result 1 of %0
+          while (is(*cur_, kDigit)) ++cur_;
+        }
+        return make(TokenKind::kValueId, start);
+      case '^':
+        if (dialect_ == Dialect::kMlir && is(*cur_, kSuffix)) {
+          while (is(*cur_, kSuffix)) ++cur_;
+          return make(TokenKind::kBlockId, start);
+        }
+        return make(TokenKind::kPunct, start);
+      case '@':
+        if (dialect_ == Dialect::kPtx) return make(TokenKind::kPunct, start);  // @%p1 guard
+        if (*cur_ == '"') {
+          Token s = lex_string(cur_);
+          if (s.kind == TokenKind::kError) return s;
+          return make(TokenKind::kSymbolRef, start);
+        }
+        if (!is(*cur_, kSuffix)) return make(TokenKind::kPunct, start);
+        while (is(*cur_, kSuffix)) ++cur_;
+        return make(TokenKind::kSymbolRef, start);
+      case '#':
+        if (!is(*cur_, kSuffix)) return make(TokenKind::kPunct, start);
+        while (is(*cur_, kIdChar) || (*cur_ == '-' && dialect_ == Dialect::kMlir)) ++cur_;
+        return make(TokenKind::kHashId, start);
+      case '!':
+        if ((dialect_ == Dialect::kMlir || dialect_ == Dialect::kLlvm) &&
+            (is(*cur_, kSuffix) || *cur_ == '\\')) {
+          while (is(*cur_, kSuffix) || *cur_ == '\\') ++cur_;
+          return make(TokenKind::kBangId, start);
+        }
+        return make(TokenKind::kPunct, start);
+      case '$':
+        if (!is(*cur_, kIdChar)) return make(TokenKind::kPunct, start);
+        while (is(*cur_, kIdChar)) ++cur_;
+        if (line_start && *cur_ == ':' && dialect_ != Dialect::kMlir) {
+          ++cur_;
+          return make(TokenKind::kLabelDef, start);
+        }
+        return make(TokenKind::kDollarId, start);
+      case '.':
+        if (cur_[0] == '.' && cur_[1] == '.') {
+          cur_ += 2;
+          return make(TokenKind::kPunct, start);
+        }
+        if (is(*cur_, kIdStart) || *cur_ == '$') {
+          while (is(*cur_, kIdChar)) ++cur_;
+          if (line_start && *cur_ == ':' &&
+              (dialect_ == Dialect::kPtx || dialect_ == Dialect::kAmdgcn)) {
+            ++cur_;
+            return make(TokenKind::kLabelDef, start);
+          }
+          return make(TokenKind::kDirective, start);
+        }
+        if (is(*cur_, kDigit)) return lex_number(start);
+        return make(TokenKind::kPunct, start);
+      case ';':
+        if (dialect_ == Dialect::kLlvm || dialect_ == Dialect::kAmdgcn ||
+            dialect_ == Dialect::kSpirv) {
+          return lex_line_comment(start);
+        }
+        return make(TokenKind::kPunct, start);
+      case '/':
+        if (*cur_ == '/' && dialect_ != Dialect::kLlvm && dialect_ != Dialect::kSpirv) {
+          return lex_line_comment(start);
+        }
+        if (*cur_ == '*' && (dialect_ == Dialect::kPtx || dialect_ == Dialect::kAmdgcn)) {
+          ++cur_;
+          while (true) {
+            if (*cur_ == '*' && cur_[1] == '/') {
+              cur_ += 2;
+              return make(TokenKind::kComment, start);
+            }
+            if (*cur_ == '\0' && cur_ == end_) return error(start, "unterminated /* comment");
+            ++cur_;
+          }
+        }
+        return make(TokenKind::kPunct, start);
+      case '"':
+        return lex_string(start);
+      case '-':
+        if (*cur_ == '>') {
+          ++cur_;
+          return make(TokenKind::kPunct, start);
+        }
+        if (is(*cur_, kDigit)) return lex_number(start);
+        return make(TokenKind::kPunct, start);
+      case ':':
+        if (*cur_ == ':') ++cur_;
+        return make(TokenKind::kPunct, start);
+      case '<':
+      case '>':
+        if (*cur_ == '=') ++cur_;
+        return make(TokenKind::kPunct, start);
+      case '0': case '1': case '2': case '3': case '4':
+      case '5': case '6': case '7': case '8': case '9':
+        if (line_start && dialect_ == Dialect::kLlvm) {  // numbered LLVM label "7:"
+          const char* p = cur_;
+          while (is(*p, kDigit)) ++p;
+          if (*p == ':') {
+            cur_ = p + 1;
+            return make(TokenKind::kLabelDef, start);
+          }
+        }
+        return lex_number(start);
+      default:
+        break;
+    }
+    unsigned char u = static_cast<unsigned char>(c);
+    if (is(c, kIdStart)) {
+      Token t = lex_identifier(start);
+      if (line_start && *cur_ == ':' && cur_[1] != ':' &&
+          (dialect_ == Dialect::kLlvm || dialect_ == Dialect::kPtx ||
+           dialect_ == Dialect::kAmdgcn)) {
+        ++cur_;
+        return make(TokenKind::kLabelDef, start);
+      }
+      return t;
+    }
+    if (u >= 0x80) return lex_utf8(start);
+    if (u < 0x20 || u == 0x7F) return error(start, "stray control byte (binary data?)");
+    // Any other printable ASCII char: (){}[],=*+?|&~`'\ and friends.
+    return make(TokenKind::kPunct, start);
+  }
+}
+
+Token Lexer::lex_identifier(const char* start) {
+  while (is(*cur_, kIdChar)) ++cur_;
+  return make(TokenKind::kBareId, start);
+}
+
+Token Lexer::lex_number(const char* start) {
+  // `start` is at '-', '.' or a digit; cur_ is one past it.
+  cur_ = start;
+  if (*cur_ == '-') ++cur_;
+  TokenKind kind = TokenKind::kInteger;
+  if (cur_[0] == '0' && (cur_[1] == 'x' || cur_[1] == 'X')) {
+    cur_ += 2;
+    // LLVM hex floats: 0xK..., 0xL..., 0xM..., 0xH..., 0xR...
+    if ((*cur_ == 'K' || *cur_ == 'L' || *cur_ == 'M' || *cur_ == 'H' || *cur_ == 'R') &&
+        is(cur_[1], kHex)) {
+      ++cur_;
+    }
+    while (is(*cur_, kHex)) ++cur_;
+  } else if (dialect_ == Dialect::kPtx && cur_[0] == '0' &&
+             (cur_[1] == 'f' || cur_[1] == 'F' || cur_[1] == 'd' || cur_[1] == 'D') &&
+             is(cur_[2], kHex)) {
+    cur_ += 2;  // PTX 0f3F800000 / 0d3FF0000000000000
+    while (is(*cur_, kHex)) ++cur_;
+    kind = TokenKind::kFloat;
+  } else {
+    while (is(*cur_, kDigit)) ++cur_;
+    if (*cur_ == '.' && is(cur_[1], kDigit)) {
+      kind = TokenKind::kFloat;
+      ++cur_;
+      while (is(*cur_, kDigit)) ++cur_;
+    } else if (*cur_ == '.' && !is(cur_[1], kIdStart)) {
+      kind = TokenKind::kFloat;  // "1." as LLVM prints none, but MLIR accepts
+      ++cur_;
+    }
+    if ((*cur_ == 'e' || *cur_ == 'E') &&
+        (is(cur_[1], kDigit) || ((cur_[1] == '+' || cur_[1] == '-') && is(cur_[2], kDigit)))) {
+      kind = TokenKind::kFloat;
+      cur_ += 2;
+      while (is(*cur_, kDigit)) ++cur_;
+    }
+  }
+  // Digits glued to letters: MLIR shapes `256xi32`, `128x64xf16`, suffixes.
+  if (is(*cur_, kIdStart)) {
+    while (is(*cur_, kIdChar)) ++cur_;
+    return make(TokenKind::kBareId, start);
+  }
+  return make(kind, start);
+}
+
+Token Lexer::lex_string(const char* start) {
+  // `start` is at the opening quote.
+  cur_ = start + 1;
+  while (true) {
+    const char* q = cur_;
+    // Fast scan to the next char that needs a decision.
+    while (*q != '"' && *q != '\\' && *q != '\n' && *q != '\0') ++q;
+    cur_ = q;
+    switch (*cur_) {
+      case '"':
+        ++cur_;
+        return make(TokenKind::kString, start);
+      case '\\':
+        if (cur_[1] == '\n' || (cur_[1] == '\0' && cur_ + 1 == end_)) {
+          ++cur_;
+          return error(start, "unterminated string");
+        }
+        cur_ += 2;
+        continue;
+      case '\n':
+        return error(start, "unterminated string (the line ends before the closing quote)");
+      default:  // '\0'
+        if (cur_ == end_) return error(start, "unterminated string (the file ends inside it)");
+        ++cur_;
+        return error(cur_ - 1, "NUL byte in a string (binary data?)");
+    }
+  }
+}
+
+Token Lexer::lex_line_comment(const char* start) {
+  const char* nl = static_cast<const char*>(
+      std::memchr(cur_, '\n', static_cast<size_t>(end_ - cur_)));
+  cur_ = nl ? nl : end_;
+  return make(TokenKind::kComment, start);
+}
+
+Token Lexer::lex_utf8(const char* start) {
+  cur_ = start;
+  while (true) {
+    unsigned char u = static_cast<unsigned char>(*cur_);
+    if (u >= 0x80) {
+      int n = utf8_length(reinterpret_cast<const unsigned char*>(cur_));
+      if (n == 0) {
+        if (cur_ == start) {
+          ++cur_;
+          return error(start, "stray byte that is not UTF-8 text (binary data?)");
+        }
+        break;
+      }
+      cur_ += n;
+    } else if (is(*cur_, kIdChar)) {
+      ++cur_;
+    } else {
+      break;
+    }
+  }
+  return make(TokenKind::kBareId, start);
+}
+
+}  // namespace ksnap::ir
