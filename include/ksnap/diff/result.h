@@ -1,0 +1,138 @@
+// ksnap diff result: the one type that the engine produces and that every
+// renderer (terminal, Markdown, JSON, HTML, --stat) and the history store
+// consume. It holds what was computed, never how it is shown.
+//
+// Shape of a result:
+//   DiffResult
+//     summary[stage]      unchanged / changed / added / removed variant counts
+//     variants[]          one per variant of BASE ∪ HEAD, paired across builds
+//       stages[]          per IR stage: status, lines ±, op-count and resource deltas, hunks
+//     groups[]            identical changes of one kernel and stage, ranked
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ksnap::diff {
+
+enum class ChangeStatus : uint8_t { kUnchanged, kChanged, kAdded, kRemoved };
+const char* status_name(ChangeStatus s);  ///< "unchanged", "changed", "added", "removed"
+
+/// How a variant of HEAD was matched to one of BASE.
+enum class Pairing : uint8_t {
+  kExact,          ///< Same kernel, signature, constexprs and explicit options.
+  kOptionsDiffer,  ///< Same kernel and constexprs (unique), explicit options differ.
+  kInferred,       ///< Bare cache: matched by metadata, then by IR similarity.
+  kAdded,          ///< Only in HEAD.
+  kRemoved,        ///< Only in BASE.
+};
+const char* pairing_name(Pairing p);  ///< "exact", "options_differ", "inferred", "added", "removed"
+
+/// A byte range [begin, end) of a DiffLine's text that differs from its counterpart.
+struct Span {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+};
+
+enum class LineKind : uint8_t { kContext, kAdded, kRemoved };
+
+struct DiffLine {
+  LineKind kind = LineKind::kContext;
+  /// Display text. Added and context lines spell HEAD's symbols by the names
+  /// of the BASE symbols they correspond to.
+  std::string text;
+  uint32_t base_line = 0;  ///< 1-based line in the BASE file (0 for added lines).
+  uint32_t head_line = 0;  ///< 1-based line in the HEAD file (0 for removed lines).
+  int32_t py_line = -1;    ///< Python source line (BASE's for removed/context, HEAD's for added).
+  std::vector<Span> highlights;  ///< Word-level changes against the paired line.
+};
+
+struct Hunk {
+  std::string unit;  ///< Function the hunk is in ("" = module level).
+  uint32_t base_start = 0, base_count = 0;
+  uint32_t head_start = 0, head_count = 0;
+  std::vector<DiffLine> lines;
+  /// Python source lines of the changed lines: BASE's (removed) and HEAD's (added).
+  std::vector<int32_t> py_lines_base, py_lines_head;
+};
+
+/// (BASE, HEAD) values of a figure; missing on one side = -1.
+using FigurePair = std::pair<int64_t, int64_t>;
+
+struct StageDiff {
+  std::string stage;  ///< "ttir", "ttgir", "llir", "ptx", ...
+  ChangeStatus status = ChangeStatus::kUnchanged;
+  uint32_t lines_added = 0;
+  uint32_t lines_removed = 0;
+  std::vector<Hunk> hunks;
+  /// op name -> HEAD count - BASE count, nonzero entries only.
+  std::map<std::string, int64_t> op_deltas;
+  /// Resource figures read from the IR itself (PTX .reg counts, ...).
+  std::map<std::string, FigurePair> resources;
+  /// Hash of the change with symbols and numbers masked (0 when unchanged):
+  /// equal signatures = the same change; drives grouping.
+  uint64_t change_signature = 0;
+  uint64_t base_hash = 0, head_hash = 0;  ///< Normalized-text hashes.
+  std::string base_path, head_path;
+  int32_t group = -1;  ///< Index into DiffResult::groups, -1 = none.
+};
+
+struct OptionChange {
+  std::string name;
+  std::string base;  ///< JSON text, "" when absent.
+  std::string head;
+};
+
+struct VariantDiff {
+  std::string kernel;
+  std::string id;       ///< BASE's identity when paired (kernel|constexprs|options).
+  std::string head_id;  ///< HEAD's identity ("" when removed).
+  std::map<std::string, std::string> constexprs;  ///< Name -> JSON text.
+  std::map<std::string, std::string> options;     ///< Explicit compile options, JSON text.
+  Pairing pairing = Pairing::kExact;
+  /// Compile options that differ (explicit and recorded), e.g. enable_fp_fusion true -> false.
+  std::vector<OptionChange> option_changes;
+  /// Figures of the loaded binary (n_regs, n_spills, shared, ...).
+  std::map<std::string, FigurePair> resources;
+  std::vector<StageDiff> stages;
+  std::vector<std::string> benchmark_points;  ///< From the capture (HEAD, else BASE).
+  std::string benchmark_script;
+
+  bool changed() const;
+  const StageDiff* stage(const std::string& name) const;
+};
+
+/// Identical changes (same kernel, stage and change signature) shown once.
+struct ChangeGroup {
+  std::string kernel;
+  std::string stage;
+  uint64_t signature = 0;
+  std::vector<size_t> variants;  ///< Indices into DiffResult::variants, first = representative.
+  uint32_t lines_added = 0;      ///< Of the representative.
+  uint32_t lines_removed = 0;
+  /// Summed over members: the rank key (largest first).
+  uint64_t weight = 0;
+};
+
+struct StageSummary {
+  std::string stage;
+  uint32_t unchanged = 0, changed = 0, added = 0, removed = 0;
+};
+
+struct DiffResult {
+  std::string base_name, head_name;
+  std::string base_root, head_root;
+  std::vector<VariantDiff> variants;
+  std::vector<ChangeGroup> groups;    ///< Ranked, largest first.
+  std::vector<StageSummary> summary;  ///< Pipeline order.
+  std::vector<std::string> warnings;
+
+  bool any_change() const;
+  /// Number of (variant, stage) pairs whose status is not unchanged.
+  size_t changed_stage_count() const;
+};
+
+}  // namespace ksnap::diff

@@ -1,0 +1,35 @@
+// ksnap structural diff of two normalized modules (one stage of one variant).
+//
+// Worked example. BASE and HEAD differ by one op hoisted out of a loop:
+//   BASE                                   HEAD
+//   %0 = arith.constant 1 : i32            %0 = arith.constant 1 : i32
+//   scf.for %i = ... {                     %1 = arith.muli %0, %0 : i32
+//     %1 = arith.muli %0, %0 : i32         scf.for %i = ... {
+//     %2 = arith.addi %1, %i : i32           %2 = arith.addi %1, %i : i32
+// A line diff of positional names (%v0, %v1, ...) is fine here, but in real
+// IR one inserted op renumbers every later value. ksnap instead
+//   1. aligns lines by shape (symbols masked) with an LCS,
+//   2. pairs leftover lines of identical shape as moves,
+//   3. infers which HEAD symbol is which BASE symbol from the defs of aligned
+//      and moved lines (uses vote where no def is aligned),
+//   4. re-aligns on shape + resolved symbols, so a line whose operands now
+//      refer to other values is a change, and nothing else is.
+// Result: "-  %1 = arith.muli" inside the loop, "+  %1 = arith.muli" before it:
+// 2 changed lines, and HEAD's lines print with BASE's names.
+#pragma once
+
+#include "ksnap/diff/result.h"
+#include "ksnap/normalize/normalize.h"
+
+namespace ksnap::diff {
+
+struct StructuralOptions {
+  uint32_t context = 3;
+};
+
+/// Fills lines_added/removed, hunks and change_signature of `out` (status
+/// and other fields are the caller's).
+void structural_diff(const norm::Module& base, const norm::Module& head,
+                     const StructuralOptions& opts, StageDiff* out);
+
+}  // namespace ksnap::diff

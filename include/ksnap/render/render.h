@@ -1,0 +1,32 @@
+// ksnap renderers: each turns one diff::DiffResult into one output format.
+// What is computed is decided by diff::DiffOptions; RenderOptions only decide
+// how it is shown (color, caps, how much of each group).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "ksnap/diff/result.h"
+
+namespace ksnap::render {
+
+enum class Format { kTerminal, kMarkdown, kJson, kHtml, kStat };
+
+/// Parses "terminal", "markdown"/"md", "json", "html", "stat".
+bool parse_format(const std::string& s, Format* out);
+
+struct RenderOptions {
+  bool color = false;             ///< ANSI colors (terminal, stat).
+  size_t max_bytes = 60000;       ///< Markdown size cap (GitHub comments hold 65536).
+  size_t max_groups = 200;        ///< Groups shown in full (terminal, markdown).
+  size_t max_lines_per_group = 400;  ///< Diff lines shown per group before "… N more".
+  size_t max_variants_listed = 12;   ///< Variants named per group before "and N more".
+  bool show_diffs = true;         ///< False: summary and group headers only.
+};
+
+std::string render_terminal(const diff::DiffResult& r, const RenderOptions& o = {});
+std::string render_markdown(const diff::DiffResult& r, const RenderOptions& o = {});
+std::string render_json(const diff::DiffResult& r, const RenderOptions& o = {});
+std::string render_stat(const diff::DiffResult& r, const RenderOptions& o = {});
+
+}  // namespace ksnap::render

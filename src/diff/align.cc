@@ -1,0 +1,142 @@
+#include "diff/align.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace ksnap::diff {
+
+namespace {
+
+struct Aligner {
+  const std::vector<uint64_t>& a;
+  const std::vector<uint64_t>& b;
+  uint64_t dp_limit;
+  std::vector<Match> out;
+
+  void run(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1, int depth) {
+    // Common prefix.
+    while (a0 < a1 && b0 < b1 && a[a0] == b[b0]) out.emplace_back(a0++, b0++);
+    // Common suffix (emitted after the middle).
+    uint32_t sa = a1, sb = b1;
+    while (a0 < sa && b0 < sb && a[sa - 1] == b[sb - 1]) --sa, --sb;
+    if (a0 < sa && b0 < sb) middle(a0, sa, b0, sb, depth);
+    for (uint32_t i = 0; sa + i < a1; ++i) out.emplace_back(sa + i, sb + i);
+  }
+
+  void middle(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1, int depth) {
+    // Unique-in-both anchors.
+    struct Count {
+      uint32_t na = 0, nb = 0, ia = 0, ib = 0;
+    };
+    std::unordered_map<uint64_t, Count> counts;
+    counts.reserve((a1 - a0) + (b1 - b0));
+    for (uint32_t i = a0; i < a1; ++i) {
+      Count& c = counts[a[i]];
+      ++c.na;
+      c.ia = i;
+    }
+    for (uint32_t j = b0; j < b1; ++j) {
+      auto it = counts.find(b[j]);
+      if (it == counts.end()) continue;
+      ++it->second.nb;
+      it->second.ib = j;
+    }
+    std::vector<Match> cand;
+    for (uint32_t i = a0; i < a1; ++i) {
+      const Count& c = counts[a[i]];
+      if (c.na == 1 && c.nb == 1) cand.emplace_back(i, c.ib);
+    }
+    if (!cand.empty() && depth < 64) {
+      // Longest increasing subsequence on b index (cand is sorted by a index).
+      std::vector<uint32_t> tails, tail_idx, prev(cand.size(), UINT32_MAX);
+      for (uint32_t k = 0; k < cand.size(); ++k) {
+        uint32_t v = cand[k].second;
+        auto pos = std::lower_bound(tails.begin(), tails.end(), v) - tails.begin();
+        if (pos == static_cast<long>(tails.size())) {
+          tails.push_back(v);
+          tail_idx.push_back(k);
+        } else {
+          tails[pos] = v;
+          tail_idx[pos] = k;
+        }
+        prev[k] = pos > 0 ? tail_idx[pos - 1] : UINT32_MAX;
+      }
+      std::vector<Match> anchors;
+      for (uint32_t k = tail_idx.back(); k != UINT32_MAX; k = prev[k]) anchors.push_back(cand[k]);
+      std::reverse(anchors.begin(), anchors.end());
+      uint32_t pa = a0, pb = b0;
+      for (const Match& m : anchors) {
+        run(pa, m.first, pb, m.second, depth + 1);
+        out.push_back(m);
+        pa = m.first + 1;
+        pb = m.second + 1;
+      }
+      run(pa, a1, pb, b1, depth + 1);
+      return;
+    }
+    uint64_t n = a1 - a0, m = b1 - b0;
+    if (n * m <= dp_limit || depth >= 64) {
+      if (n * m <= dp_limit) lcs(a0, a1, b0, b1);
+      return;  // else: too big and too deep, leave unmatched
+    }
+    // Too big for an exact LCS: anchor on the rarest key present on both sides
+    // (as histogram diff does), pairing its occurrences in order.
+    uint64_t best = 0;
+    uint32_t best_n = UINT32_MAX;
+    for (const auto& [k, c] : counts)
+      if (c.nb > 0 && c.na + c.nb < best_n) {
+        best_n = c.na + c.nb;
+        best = k;
+      }
+    if (best_n == UINT32_MAX) return;  // nothing in common
+    std::vector<uint32_t> ia, ib;
+    for (uint32_t i = a0; i < a1; ++i)
+      if (a[i] == best) ia.push_back(i);
+    for (uint32_t j = b0; j < b1; ++j)
+      if (b[j] == best) ib.push_back(j);
+    uint32_t pa = a0, pb = b0;
+    for (size_t k = 0; k < ia.size() && k < ib.size(); ++k) {
+      run(pa, ia[k], pb, ib[k], depth + 1);
+      out.emplace_back(ia[k], ib[k]);
+      pa = ia[k] + 1;
+      pb = ib[k] + 1;
+    }
+    run(pa, a1, pb, b1, depth + 1);
+  }
+
+  void lcs(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1) {
+    const uint32_t n = a1 - a0, m = b1 - b0;
+    // len[i][j] = LCS of a[a0+i..a1) and b[b0+j..b1).
+    std::vector<uint32_t> len(static_cast<size_t>(n + 1) * (m + 1), 0);
+    auto at = [&](uint32_t i, uint32_t j) -> uint32_t& {
+      return len[static_cast<size_t>(i) * (m + 1) + j];
+    };
+    for (uint32_t i = n; i-- > 0;)
+      for (uint32_t j = m; j-- > 0;)
+        at(i, j) = a[a0 + i] == b[b0 + j] ? at(i + 1, j + 1) + 1
+                                          : std::max(at(i + 1, j), at(i, j + 1));
+    uint32_t i = 0, j = 0;
+    while (i < n && j < m) {
+      if (a[a0 + i] == b[b0 + j]) {
+        out.emplace_back(a0 + i, b0 + j);
+        ++i, ++j;
+      } else if (at(i + 1, j) >= at(i, j + 1)) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<Match> align(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b,
+                         uint64_t dp_cell_limit) {
+  Aligner al{a, b, dp_cell_limit, {}};
+  al.out.reserve(std::min(a.size(), b.size()));
+  al.run(0, static_cast<uint32_t>(a.size()), 0, static_cast<uint32_t>(b.size()), 0);
+  return std::move(al.out);
+}
+
+}  // namespace ksnap::diff

@@ -1,0 +1,313 @@
+// The diff engine: pair variants, then compare every (variant, stage) on a
+// pool of worker threads. Per stage, cheapest test first:
+//   byte-identical files          -> unchanged (nothing normalized);
+//   equal normalized hashes       -> unchanged (no diff built);
+//   otherwise                     -> normalize both, structural diff.
+#include "ksnap/diff/engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_set>
+
+#include "diff/pairing.h"
+#include "ksnap/diff/structural.h"
+#include "ksnap/support/hash.h"
+
+namespace ksnap::diff {
+using ::ksnap::Status;
+
+namespace {
+
+struct Task {
+  size_t variant;
+  size_t stage_slot;
+  const build::StageFile* base;
+  const build::StageFile* head;
+};
+
+Expected<norm::Module> load_module(const build::StageFile& f, const norm::NormalizeOptions& o) {
+  ir::Dialect d;
+  if (!ir::dialect_for_stage(f.stage, &d))
+    return make_error(ErrorCode::kUnsupported, "no lexer for stage '" + f.stage + "'",
+                      {f.path, 0, 0});
+  KSNAP_ASSIGN_OR_RETURN(TextBuffer buf, build::read_stage(f));
+  auto m = norm::normalize(buf, d, o);
+  if (!m) return m.status().with_file(f.path);
+  return m;
+}
+
+uint32_t line_count(const norm::Module& m) {
+  uint32_t n = 0;
+  for (const auto& u : m.units) n += static_cast<uint32_t>(u.lines.size());
+  return n;
+}
+
+void fill_ir_resources(const norm::Module* b, const norm::Module* h, StageDiff* sd) {
+  if (b)
+    for (const auto& [k, v] : b->resources) sd->resources[k] = {v, -1};
+  if (h)
+    for (const auto& [k, v] : h->resources) {
+      auto it = sd->resources.find(k);
+      if (it == sd->resources.end()) sd->resources[k] = {-1, v};
+      else it->second.second = v;
+    }
+}
+
+Status run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
+  if (t.base) sd->base_path = t.base->path;
+  if (t.head) sd->head_path = t.head->path;
+  if (!t.base || !t.head) {
+    const build::StageFile& f = t.base ? *t.base : *t.head;
+    KSNAP_ASSIGN_OR_RETURN(norm::Module m, load_module(f, opts.normalize));
+    sd->status = t.base ? ChangeStatus::kRemoved : ChangeStatus::kAdded;
+    (t.base ? sd->lines_removed : sd->lines_added) = line_count(m);
+    (t.base ? sd->base_hash : sd->head_hash) = m.hash;
+    for (const auto& [op, n] : norm::op_counts(m)) sd->op_deltas[op] = t.base ? -n : n;
+    fill_ir_resources(t.base ? &m : nullptr, t.base ? nullptr : &m, sd);
+    return Status::ok();
+  }
+  ir::Dialect d;
+  if (!ir::dialect_for_stage(t.base->stage, &d))
+    return make_error(ErrorCode::kUnsupported, "no lexer for stage '" + t.base->stage + "'",
+                      {t.base->path, 0, 0});
+  KSNAP_ASSIGN_OR_RETURN(TextBuffer bb, build::read_stage(*t.base));
+  KSNAP_ASSIGN_OR_RETURN(TextBuffer hb, build::read_stage(*t.head));
+  if (bb.view() == hb.view()) {
+    // Byte-identical: unchanged without normalizing (but still validated
+    // cheaply by the hash pass when the text is malformed? no: identical
+    // input cannot introduce a change).
+    sd->status = ChangeStatus::kUnchanged;
+    return Status::ok();
+  }
+  auto hbase = norm::normalized_hash(bb, d, opts.normalize);
+  if (!hbase) return hbase.status().with_file(t.base->path);
+  auto hhead = norm::normalized_hash(hb, d, opts.normalize);
+  if (!hhead) return hhead.status().with_file(t.head->path);
+  sd->base_hash = *hbase;
+  sd->head_hash = *hhead;
+  if (*hbase == *hhead) {
+    sd->status = ChangeStatus::kUnchanged;
+    return Status::ok();
+  }
+  auto mb = norm::normalize(bb, d, opts.normalize);
+  if (!mb) return mb.status().with_file(t.base->path);
+  auto mh = norm::normalize(hb, d, opts.normalize);
+  if (!mh) return mh.status().with_file(t.head->path);
+  sd->status = ChangeStatus::kChanged;
+  structural_diff(*mb, *mh, StructuralOptions{opts.context}, sd);
+  auto cb = norm::op_counts(*mb), ch = norm::op_counts(*mh);
+  for (const auto& [op, n] : cb) {
+    int64_t delta = (ch.count(op) ? ch[op] : 0) - n;
+    if (delta) sd->op_deltas[op] = delta;
+  }
+  for (const auto& [op, n] : ch)
+    if (!cb.count(op)) sd->op_deltas[op] = n;
+  fill_ir_resources(&*mb, &*mh, sd);
+  return Status::ok();
+}
+
+/// Jaccard similarity of line-shape sets of the first stage both variants
+/// have; used only to pair bare-cache variants.
+struct SimilarityCtx {
+  norm::NormalizeOptions opts;
+  std::map<const build::Variant*, std::unordered_set<uint64_t>> cache;
+  const std::unordered_set<uint64_t>& shapes(const build::Variant& v, const std::string& stage) {
+    auto it = cache.find(&v);
+    if (it != cache.end()) return it->second;
+    std::unordered_set<uint64_t>& s = cache[&v];
+    if (const build::StageFile* f = v.stage(stage)) {
+      auto m = load_module(*f, opts);
+      if (m)
+        for (const auto& u : m->units)
+          for (const auto& l : u.lines) s.insert(hash64(l.shape));
+    }
+    return s;
+  }
+};
+
+double similarity(const build::Variant& b, const build::Variant& h, void* p) {
+  auto* ctx = static_cast<SimilarityCtx*>(p);
+  std::string stage;
+  for (const auto& s : b.stages)
+    if (h.stage(s.stage)) {
+      stage = s.stage;
+      break;
+    }
+  if (stage.empty()) return 0;
+  const auto& x = ctx->shapes(b, stage);
+  const auto& y = ctx->shapes(h, stage);
+  if (x.empty() && y.empty()) return 1;
+  size_t inter = 0;
+  for (uint64_t k : x) inter += y.count(k);
+  return static_cast<double>(inter) / static_cast<double>(x.size() + y.size() - inter);
+}
+
+void build_groups(DiffResult* r) {
+  std::map<std::tuple<std::string, std::string, uint64_t>, size_t> index;
+  for (size_t vi = 0; vi < r->variants.size(); ++vi) {
+    VariantDiff& v = r->variants[vi];
+    for (StageDiff& s : v.stages) {
+      if (s.status != ChangeStatus::kChanged) continue;
+      auto key = std::make_tuple(v.kernel, s.stage, s.change_signature);
+      auto [it, fresh] = index.emplace(key, r->groups.size());
+      if (fresh) {
+        ChangeGroup g;
+        g.kernel = v.kernel;
+        g.stage = s.stage;
+        g.signature = s.change_signature;
+        g.lines_added = s.lines_added;
+        g.lines_removed = s.lines_removed;
+        r->groups.push_back(g);
+      }
+      ChangeGroup& g = r->groups[it->second];
+      g.variants.push_back(vi);
+      g.weight += s.lines_added + s.lines_removed;
+    }
+  }
+  std::vector<size_t> order(r->groups.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return r->groups[a].weight > r->groups[b].weight;
+  });
+  std::vector<ChangeGroup> sorted;
+  std::vector<int32_t> new_index(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    new_index[order[k]] = static_cast<int32_t>(k);
+    sorted.push_back(std::move(r->groups[order[k]]));
+  }
+  r->groups = std::move(sorted);
+  for (VariantDiff& v : r->variants)
+    for (StageDiff& s : v.stages) {
+      if (s.status != ChangeStatus::kChanged) continue;
+      auto it = index.find(std::make_tuple(v.kernel, s.stage, s.change_signature));
+      s.group = new_index[it->second];
+    }
+}
+
+}  // namespace
+
+Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& head,
+                                 const DiffOptions& opts) {
+  DiffResult r;
+  r.base_name = base.name;
+  r.head_name = head.name;
+  r.base_root = base.root;
+  r.head_root = head.root;
+
+  std::vector<std::string> stages = opts.stages;
+  if (stages.empty()) {
+    std::set<int> ranks;
+    for (const auto* b : {&base, &head})
+      for (const auto& v : b->variants)
+        for (const auto& s : v.stages)
+          if (s.stage != "source") ranks.insert(build::stage_rank(s.stage));
+    for (int k : ranks) stages.push_back(build::kKnownStages[k]);
+  }
+  if (base.kind == build::BuildKind::kTritonCache || head.kind == build::BuildKind::kTritonCache)
+    r.warnings.push_back(
+        "a bare Triton cache has no constexprs: variants were paired by metadata and IR "
+        "similarity (marked inferred)");
+
+  SimilarityCtx sim{opts.normalize, {}};
+  std::vector<VariantPair> pairs = pair_variants(base, head, similarity, &sim);
+  auto wanted = [&](const std::string& kernel) {
+    return opts.kernels.empty() ||
+           std::find(opts.kernels.begin(), opts.kernels.end(), kernel) != opts.kernels.end();
+  };
+  std::vector<Task> tasks;
+  for (const VariantPair& p : pairs) {
+    const build::Variant* b = p.base >= 0 ? &base.variants[p.base] : nullptr;
+    const build::Variant* h = p.head >= 0 ? &head.variants[p.head] : nullptr;
+    const build::Variant& any = b ? *b : *h;
+    if (!wanted(any.kernel)) continue;
+    VariantDiff v;
+    v.kernel = any.kernel;
+    v.id = any.id();
+    v.head_id = h ? h->id() : "";
+    v.constexprs = any.constexprs;
+    v.options = any.options;
+    v.pairing = p.kind;
+    if (b && h) v.option_changes = option_changes(*b, *h);
+    for (const auto* side : {b, h}) {
+      if (!side) continue;
+      for (const auto& [k, val] : side->resources) {
+        auto& fp = v.resources.try_emplace(k, FigurePair{-1, -1}).first->second;
+        (side == b ? fp.first : fp.second) = val;
+      }
+    }
+    const build::Variant* bm = h ? h : b;
+    v.benchmark_points = bm->benchmark_points;
+    v.benchmark_script = bm->benchmark_script;
+    if (v.benchmark_points.empty() && b) v.benchmark_points = b->benchmark_points;
+    size_t vi = r.variants.size();
+    for (const std::string& st : stages) {
+      const build::StageFile* bf = b ? b->stage(st) : nullptr;
+      const build::StageFile* hf = h ? h->stage(st) : nullptr;
+      if (!bf && !hf) continue;
+      StageDiff sd;
+      sd.stage = st;
+      v.stages.push_back(sd);
+      tasks.push_back({vi, v.stages.size() - 1, bf, hf});
+    }
+    r.variants.push_back(std::move(v));
+  }
+
+  unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = std::min<unsigned>(jobs, std::max<size_t>(1, tasks.size()));
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex mu;
+  Status first_error;
+  size_t first_error_task = SIZE_MAX;
+  auto worker = [&] {
+    while (!failed.load(std::memory_order_relaxed)) {
+      size_t k = next.fetch_add(1);
+      if (k >= tasks.size()) return;
+      const Task& t = tasks[k];
+      Status s = run_task(t, opts, &r.variants[t.variant].stages[t.stage_slot]);
+      if (!s.is_ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (k < first_error_task) {
+          first_error = s;
+          first_error_task = k;
+        }
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < jobs; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  if (failed) return first_error;
+
+  build_groups(&r);
+  for (const std::string& st : stages) {
+    StageSummary s;
+    s.stage = st;
+    for (const VariantDiff& v : r.variants)
+      if (const StageDiff* sd = v.stage(st)) {
+        switch (sd->status) {
+          case ChangeStatus::kUnchanged: ++s.unchanged; break;
+          case ChangeStatus::kChanged: ++s.changed; break;
+          case ChangeStatus::kAdded: ++s.added; break;
+          case ChangeStatus::kRemoved: ++s.removed; break;
+        }
+      }
+    r.summary.push_back(s);
+  }
+  return r;
+}
+
+Expected<DiffResult> diff_paths(const std::string& base, const std::string& head,
+                                const DiffOptions& opts) {
+  KSNAP_ASSIGN_OR_RETURN(build::Build b, build::load_build(base));
+  KSNAP_ASSIGN_OR_RETURN(build::Build h, build::load_build(head));
+  return diff_builds(b, h, opts);
+}
+
+}  // namespace ksnap::diff

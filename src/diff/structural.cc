@@ -1,0 +1,427 @@
+// Structural diff; the worked example is in include/ksnap/diff/structural.h.
+#include "ksnap/diff/structural.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "diff/align.h"
+#include "diff/words.h"
+#include "ksnap/support/hash.h"
+
+namespace ksnap::diff {
+
+namespace {
+
+using norm::Line;
+using norm::Module;
+using norm::Unit;
+
+constexpr uint64_t kUnmappedTag = uint64_t{1} << 40;
+
+enum class Op : uint8_t { kEqual, kDel, kIns };
+struct Edit {
+  Op op;
+  uint32_t b;  // base line index (kEqual, kDel)
+  uint32_t h;  // head line index (kEqual, kIns)
+};
+
+/// Replaces digit runs by one '9' so that changes differing only in constants
+/// (tile sizes, offsets) share a signature.
+void hash_masked(Hasher* h, std::string_view s) {
+  std::string buf;
+  buf.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] >= '0' && s[i] <= '9') {
+      buf.push_back('9');
+      while (i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '9') ++i;
+    } else {
+      buf.push_back(s[i]);
+    }
+  }
+  h->update(buf);
+}
+
+class Differ {
+ public:
+  Differ(const Module& base, const Module& head, const StructuralOptions& opts, StageDiff* out)
+      : base_(base), head_(head), opts_(opts), out_(out) {
+    map_.assign(head.symbols.size(), -1);
+    taken_.assign(base.symbols.size(), false);
+  }
+
+  void run() {
+    // Pair units by name; the module-level unit ("") first so that aliases
+    // and metadata are mapped before functions use them.
+    std::unordered_map<std::string, size_t> head_by_name;
+    for (size_t j = 0; j < head_.units.size(); ++j) head_by_name.emplace(head_.units[j].name, j);
+    std::vector<bool> head_used(head_.units.size(), false);
+    for (const Unit& b : base_.units) {
+      auto it = head_by_name.find(b.name);
+      if (it != head_by_name.end() && !head_used[it->second]) {
+        head_used[it->second] = true;
+        diff_unit(&b, &head_.units[it->second]);
+      } else {
+        diff_unit(&b, nullptr);
+      }
+    }
+    for (size_t j = 0; j < head_.units.size(); ++j)
+      if (!head_used[j]) diff_unit(nullptr, &head_.units[j]);
+    out_->change_signature = changes_ ? signature_.digest() | 1 : 0;
+  }
+
+ private:
+  // ---- symbol correspondence -------------------------------------------
+  void vote(const Line& bl, const Line& hl, bool same_shape) {
+    const auto& bs = bl.symbols;
+    const auto& hs = hl.symbols;
+    if (same_shape) {
+      size_t n = std::min(bs.size(), hs.size());
+      for (size_t k = 0; k < n; ++k) add_vote(bs[k].id, hs[k].id, bs[k].is_def && hs[k].is_def ? 16 : 1);
+      return;
+    }
+    // Edited line: its defs still correspond, in order.
+    size_t i = 0, j = 0;
+    while (true) {
+      while (i < bs.size() && !bs[i].is_def) ++i;
+      while (j < hs.size() && !hs[j].is_def) ++j;
+      if (i >= bs.size() || j >= hs.size()) break;
+      add_vote(bs[i].id, hs[j].id, 8);
+      ++i, ++j;
+    }
+  }
+
+  void add_vote(uint32_t b, uint32_t h, uint32_t w) {
+    if (base_.symbols[b].cls != head_.symbols[h].cls) return;
+    uint64_t key = (uint64_t{h} << 32) | b;
+    auto [it, fresh] = votes_.emplace(key, 0);
+    if (fresh) vote_order_.push_back(key);
+    it->second += w;
+  }
+
+  void resolve_votes() {
+    std::vector<std::pair<uint32_t, size_t>> cands;  // (votes, order index)
+    cands.reserve(vote_order_.size());
+    for (size_t k = 0; k < vote_order_.size(); ++k) cands.emplace_back(votes_[vote_order_[k]], k);
+    std::stable_sort(cands.begin(), cands.end(),
+                     [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (const auto& [v, k] : cands) {
+      uint64_t key = vote_order_[k];
+      uint32_t h = static_cast<uint32_t>(key >> 32), b = static_cast<uint32_t>(key);
+      if (map_[h] >= 0 || taken_[b]) continue;
+      map_[h] = static_cast<int32_t>(b);
+      taken_[b] = true;
+      assigned_.push_back(h);
+    }
+    votes_.clear();
+    vote_order_.clear();
+  }
+
+  /// Forgets the unit-local assignments made since `mark` (to re-learn them).
+  void unassign_from(size_t mark) {
+    for (size_t k = mark; k < assigned_.size(); ++k) {
+      uint32_t h = assigned_[k];
+      taken_[map_[h]] = false;
+      map_[h] = -1;
+    }
+    assigned_.resize(mark);
+  }
+
+  // ---- keys ----------------------------------------------------------------
+  static uint64_t shape_key(const Line& l) { return hash64(l.shape); }
+
+  uint64_t base_key(const Line& l) const {
+    Hasher h;
+    h.update(l.shape);
+    for (const auto& s : l.symbols) h.update_u64(s.id);
+    return h.digest();
+  }
+  uint64_t head_key(const Line& l) const {
+    Hasher h;
+    h.update(l.shape);
+    for (const auto& s : l.symbols) {
+      int32_t b = map_[s.id];
+      h.update_u64(b >= 0 ? static_cast<uint64_t>(b) : kUnmappedTag | s.id);
+    }
+    return h.digest();
+  }
+  static uint64_t op_key(const Line& l) {
+    if (!l.op.empty()) return hash64(l.op, 1);
+    std::string_view s = l.shape;
+    return hash64(s.substr(0, s.find(' ')), 2);
+  }
+
+  /// Learns symbol correspondences from aligned lines plus, in the gaps, moved
+  /// lines (identical shape elsewhere) and edited lines (same op in place).
+  /// Fills edit_pairs_ (gap pairs used for word highlights).
+  void learn(const Unit& B, const Unit& H, const std::vector<Match>& m) {
+    std::vector<bool> bm(B.lines.size(), false), hm(H.lines.size(), false);
+    for (const Match& p : m) {
+      bm[p.first] = hm[p.second] = true;
+      vote(B.lines[p.first], H.lines[p.second], B.lines[p.first].shape == H.lines[p.second].shape);
+    }
+    edit_pairs_.clear();
+    // Gaps, in order.
+    std::vector<std::pair<Match, Match>> gaps;  // [b0,b1) x [h0,h1)
+    uint32_t pb = 0, ph = 0;
+    for (size_t k = 0; k <= m.size(); ++k) {
+      uint32_t eb = k < m.size() ? m[k].first : static_cast<uint32_t>(B.lines.size());
+      uint32_t eh = k < m.size() ? m[k].second : static_cast<uint32_t>(H.lines.size());
+      if (eb > pb || eh > ph) gaps.push_back({{pb, eb}, {ph, eh}});
+      pb = eb + 1;
+      ph = eh + 1;
+    }
+    // Same shape inside one gap: an edit of operands only.
+    for (const auto& g : gaps) pair_in_gap(B, H, g, &bm, &hm, /*by_shape=*/true);
+    // Moves: identical shapes anywhere else.
+    std::unordered_map<std::string_view, std::vector<uint32_t>> free_base;
+    for (uint32_t i = 0; i < B.lines.size(); ++i)
+      if (!bm[i]) free_base[B.lines[i].shape].push_back(i);
+    for (auto& [k, v] : free_base) std::reverse(v.begin(), v.end());
+    for (uint32_t j = 0; j < H.lines.size(); ++j) {
+      if (hm[j]) continue;
+      auto it = free_base.find(H.lines[j].shape);
+      if (it == free_base.end() || it->second.empty()) continue;
+      uint32_t i = it->second.back();
+      it->second.pop_back();
+      bm[i] = hm[j] = true;
+      vote(B.lines[i], H.lines[j], true);
+    }
+    // Same op inside one gap: an edited op.
+    for (const auto& g : gaps) pair_in_gap(B, H, g, &bm, &hm, /*by_shape=*/false);
+    resolve_votes();
+  }
+
+  void pair_in_gap(const Unit& B, const Unit& H, const std::pair<Match, Match>& g,
+                   std::vector<bool>* bm, std::vector<bool>* hm, bool by_shape) {
+    std::vector<uint32_t> bi, hj;
+    std::vector<uint64_t> bk, hk;
+    for (uint32_t i = g.first.first; i < g.first.second; ++i)
+      if (!(*bm)[i]) {
+        bi.push_back(i);
+        bk.push_back(by_shape ? shape_key(B.lines[i]) : op_key(B.lines[i]));
+      }
+    for (uint32_t j = g.second.first; j < g.second.second; ++j)
+      if (!(*hm)[j]) {
+        hj.push_back(j);
+        hk.push_back(by_shape ? shape_key(H.lines[j]) : op_key(H.lines[j]));
+      }
+    if (bi.empty() || hj.empty()) return;
+    for (const Match& p : align(bk, hk, 1u << 20)) {
+      uint32_t i = bi[p.first], j = hj[p.second];
+      (*bm)[i] = (*hm)[j] = true;
+      vote(B.lines[i], H.lines[j], by_shape);
+      edit_pairs_.emplace_back(i, j);
+    }
+  }
+
+  // ---- one unit ------------------------------------------------------------
+  void diff_unit(const Unit* B, const Unit* H) {
+    static const Unit kEmpty;
+    const Unit& b = B ? *B : kEmpty;
+    const Unit& h = H ? *H : kEmpty;
+    std::vector<Match> m;
+    if (B && H) {
+      std::vector<uint64_t> kb, kh;
+      kb.reserve(b.lines.size());
+      kh.reserve(h.lines.size());
+      for (const Line& l : b.lines) kb.push_back(shape_key(l));
+      for (const Line& l : h.lines) kh.push_back(shape_key(l));
+      m = align(kb, kh);
+      size_t mark = assigned_.size();
+      learn(b, h, m);
+      std::vector<uint64_t> rb;
+      rb.reserve(b.lines.size());
+      for (const Line& l : b.lines) rb.push_back(base_key(l));
+      for (int iter = 0; iter < 2; ++iter) {
+        std::vector<uint64_t> rh;
+        rh.reserve(h.lines.size());
+        for (const Line& l : h.lines) rh.push_back(head_key(l));
+        m = align(rb, rh);
+        if (iter == 0) {
+          // Re-learn the unit's own symbols from the better alignment.
+          unassign_from(mark);
+          learn(b, h, m);
+        } else {
+          learn_gaps_only(b, h, m);
+        }
+      }
+    }
+    emit(b, h, m);
+  }
+
+  /// Recomputes edit_pairs_ for the final alignment without changing the map.
+  void learn_gaps_only(const Unit& B, const Unit& H, const std::vector<Match>& m) {
+    std::vector<bool> bm(B.lines.size(), false), hm(H.lines.size(), false);
+    for (const Match& p : m) bm[p.first] = hm[p.second] = true;
+    edit_pairs_.clear();
+    uint32_t pb = 0, ph = 0;
+    for (size_t k = 0; k <= m.size(); ++k) {
+      uint32_t eb = k < m.size() ? m[k].first : static_cast<uint32_t>(B.lines.size());
+      uint32_t eh = k < m.size() ? m[k].second : static_cast<uint32_t>(H.lines.size());
+      if (eb > pb && eh > ph) {
+        std::pair<Match, Match> g{{pb, eb}, {ph, eh}};
+        pair_in_gap(B, H, g, &bm, &hm, true);
+        pair_in_gap(B, H, g, &bm, &hm, false);
+      }
+      pb = eb + 1;
+      ph = eh + 1;
+    }
+    votes_.clear();
+    vote_order_.clear();
+  }
+
+  std::string renamed(const Line& l) const {
+    std::string out;
+    out.reserve(l.display.size() + 16);
+    size_t pos = 0;
+    for (const auto& s : l.symbols) {
+      if (s.offset < pos || s.offset + s.length > l.display.size()) continue;
+      out.append(l.display, pos, s.offset - pos);
+      int32_t b = map_[s.id];
+      if (b >= 0) out += base_.symbols[b].name;
+      else out.append(l.display, s.offset, s.length);
+      pos = s.offset + s.length;
+    }
+    out.append(l.display, pos, std::string::npos);
+    return out;
+  }
+
+  void emit(const Unit& B, const Unit& H, const std::vector<Match>& m) {
+    std::vector<Edit> script;
+    script.reserve(B.lines.size() + H.lines.size());
+    uint32_t pb = 0, ph = 0;
+    for (size_t k = 0; k <= m.size(); ++k) {
+      uint32_t eb = k < m.size() ? m[k].first : static_cast<uint32_t>(B.lines.size());
+      uint32_t eh = k < m.size() ? m[k].second : static_cast<uint32_t>(H.lines.size());
+      for (uint32_t i = pb; i < eb; ++i) script.push_back({Op::kDel, i, 0});
+      for (uint32_t j = ph; j < eh; ++j) script.push_back({Op::kIns, 0, j});
+      if (k < m.size()) script.push_back({Op::kEqual, eb, eh});
+      pb = eb + 1;
+      ph = eh + 1;
+    }
+    std::unordered_map<uint32_t, uint32_t> pair_of_base, pair_of_head;
+    for (const auto& [i, j] : edit_pairs_) {
+      pair_of_base[i] = j;
+      pair_of_head[j] = i;
+    }
+    // Hunks: runs of changes with `context` lines around, merged when close.
+    const uint32_t ctx = opts_.context;
+    size_t n = script.size();
+    size_t k = 0;
+    while (k < n) {
+      if (script[k].op == Op::kEqual) {
+        ++k;
+        continue;
+      }
+      size_t start = k >= ctx ? k - ctx : 0;
+      // Do not reach back into the previous hunk.
+      start = std::max(start, emitted_to_);
+      size_t end = k;
+      size_t last_change = k;
+      while (end < n) {
+        if (script[end].op != Op::kEqual) last_change = end;
+        else if (end - last_change > 2 * ctx) break;
+        ++end;
+      }
+      end = std::min(n, last_change + 1 + ctx);
+      make_hunk(B, H, script, start, end, pair_of_base, pair_of_head);
+      emitted_to_ = end;
+      k = end;
+    }
+    emitted_to_ = 0;
+  }
+
+  void make_hunk(const Unit& B, const Unit& H, const std::vector<Edit>& script, size_t start,
+                 size_t end, const std::unordered_map<uint32_t, uint32_t>& pb,
+                 const std::unordered_map<uint32_t, uint32_t>& ph) {
+    Hunk hunk;
+    hunk.unit = B.name.empty() && !H.name.empty() ? H.name : B.name;
+    bool first = true;
+    for (size_t k = start; k < end; ++k) {
+      const Edit& e = script[k];
+      DiffLine dl;
+      if (e.op == Op::kEqual) {
+        const Line& bl = B.lines[e.b];
+        dl.kind = LineKind::kContext;
+        dl.text = bl.display;
+        dl.base_line = bl.line_no;
+        dl.head_line = H.lines[e.h].line_no;
+        dl.py_line = bl.py_line;
+      } else if (e.op == Op::kDel) {
+        const Line& bl = B.lines[e.b];
+        dl.kind = LineKind::kRemoved;
+        dl.text = bl.display;
+        dl.base_line = bl.line_no;
+        dl.py_line = bl.py_line;
+        auto it = pb.find(e.b);
+        if (it != pb.end()) {
+          std::vector<Span> ignore;
+          word_highlights(bl.display, renamed(H.lines[it->second]), &dl.highlights, &ignore);
+        }
+        ++out_->lines_removed;
+        note_change('-', bl.shape);
+        if (bl.py_line >= 0) hunk.py_lines_base.push_back(bl.py_line);
+      } else {
+        const Line& hl = H.lines[e.h];
+        dl.kind = LineKind::kAdded;
+        dl.text = renamed(hl);
+        dl.head_line = hl.line_no;
+        dl.py_line = hl.py_line;
+        auto it = ph.find(e.h);
+        if (it != ph.end()) {
+          std::vector<Span> ignore;
+          word_highlights(B.lines[it->second].display, dl.text, &ignore, &dl.highlights);
+        }
+        ++out_->lines_added;
+        note_change('+', hl.shape);
+        if (hl.py_line >= 0) hunk.py_lines_head.push_back(hl.py_line);
+      }
+      if (first) {
+        first = false;
+        hunk.base_start = dl.base_line ? dl.base_line : 0;
+        hunk.head_start = dl.head_line ? dl.head_line : 0;
+      }
+      if (!hunk.base_start && dl.base_line) hunk.base_start = dl.base_line;
+      if (!hunk.head_start && dl.head_line) hunk.head_start = dl.head_line;
+      if (dl.kind != LineKind::kAdded) ++hunk.base_count;
+      if (dl.kind != LineKind::kRemoved) ++hunk.head_count;
+      hunk.lines.push_back(std::move(dl));
+    }
+    for (auto* v : {&hunk.py_lines_base, &hunk.py_lines_head}) {
+      std::sort(v->begin(), v->end());
+      v->erase(std::unique(v->begin(), v->end()), v->end());
+    }
+    out_->hunks.push_back(std::move(hunk));
+  }
+
+  void note_change(char kind, std::string_view shape) {
+    ++changes_;
+    char k[1] = {kind};
+    signature_.update(std::string_view(k, 1));
+    hash_masked(&signature_, shape);
+    signature_.update("\n");
+  }
+
+  const Module& base_;
+  const Module& head_;
+  StructuralOptions opts_;
+  StageDiff* out_;
+  std::vector<int32_t> map_;  // head symbol -> base symbol
+  std::vector<bool> taken_;   // base symbol already mapped
+  std::vector<uint32_t> assigned_;
+  std::unordered_map<uint64_t, uint32_t> votes_;
+  std::vector<uint64_t> vote_order_;
+  std::vector<std::pair<uint32_t, uint32_t>> edit_pairs_;
+  size_t emitted_to_ = 0;
+  size_t changes_ = 0;
+  Hasher signature_;
+};
+
+}  // namespace
+
+void structural_diff(const norm::Module& base, const norm::Module& head,
+                     const StructuralOptions& opts, StageDiff* out) {
+  Differ(base, head, opts, out).run();
+}
+
+}  // namespace ksnap::diff

@@ -1,0 +1,214 @@
+// ksnap diff / show / normalize.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "ksnap/build/build.h"
+#include "ksnap/diff/engine.h"
+#include "ksnap/normalize/normalize.h"
+#include "ksnap/render/render.h"
+#include "ksnap/support/file.h"
+
+namespace ksnap::cli {
+
+namespace {
+
+struct NormalizeFlags {
+  bool keep_values = false, keep_blocks = false, keep_aliases = false, keep_locations = false;
+  bool keep_metadata = false, keep_ident = false, keep_comments = false, keep_reg_decls = false;
+
+  void add(CLI::App* c) {
+    c->add_flag("--keep-values", keep_values, "Do not rename SSA values / registers");
+    c->add_flag("--keep-blocks", keep_blocks, "Do not rename block labels");
+    c->add_flag("--keep-aliases", keep_aliases, "Do not identify aliases by their definitions");
+    c->add_flag("--keep-locations", keep_locations, "Keep loc(...), !dbg, .loc and debug info");
+    c->add_flag("--keep-metadata", keep_metadata, "Keep LLVM metadata / attribute-group numbers");
+    c->add_flag("--keep-ident", keep_ident, "Keep producer / version strings");
+    c->add_flag("--keep-comments", keep_comments, "Keep comments");
+    c->add_flag("--keep-reg-decls", keep_reg_decls, "Keep PTX .reg declarations in the text");
+  }
+  norm::NormalizeOptions options() const {
+    norm::NormalizeOptions o;
+    o.rename_values = !keep_values;
+    o.rename_blocks = !keep_blocks;
+    o.rename_aliases = !keep_aliases;
+    o.drop_locations = !keep_locations;
+    o.rename_metadata = !keep_metadata;
+    o.drop_ident = !keep_ident;
+    o.drop_comments = !keep_comments;
+    o.drop_reg_decls = !keep_reg_decls;
+    return o;
+  }
+};
+
+bool want_color(const std::string& mode, bool to_file) {
+  if (mode == "always") return true;
+  if (mode == "never" || to_file) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color && *no_color) return false;
+  return ::isatty(STDOUT_FILENO) != 0;
+}
+
+int write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return kExitOk;
+  }
+  Status s = write_file_atomic(path, text);
+  if (!s.is_ok()) return report_error(s);
+  return kExitOk;
+}
+
+std::vector<std::string> split_csv(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+struct DiffArgs {
+  std::string base, head, format = "terminal", output, color = "auto", stages, kernels;
+  bool stat = false, exit_code = false, no_diffs = false;
+  uint32_t context = 3;
+  unsigned jobs = 0;
+  size_t max_bytes = 60000;
+  NormalizeFlags norm;
+};
+
+int run_diff(const DiffArgs& a) {
+  render::Format fmt;
+  if (!render::parse_format(a.stat ? "stat" : a.format, &fmt))
+    return report_error(make_error(ErrorCode::kInvalidArgument, "unknown --format '" + a.format +
+                                                                    "' (terminal, markdown, json, stat)"));
+  diff::DiffOptions opts;
+  opts.normalize = a.norm.options();
+  opts.stages = split_csv(a.stages);
+  opts.kernels = split_csv(a.kernels);
+  opts.context = a.context;
+  opts.jobs = a.jobs;
+  auto result = diff::diff_paths(a.base, a.head, opts);
+  if (!result) return report_error(result.status());
+  render::RenderOptions ro;
+  ro.color = want_color(a.color, !a.output.empty() && a.output != "-");
+  ro.max_bytes = a.max_bytes;
+  ro.show_diffs = !a.no_diffs;
+  std::string text;
+  switch (fmt) {
+    case render::Format::kTerminal: text = render::render_terminal(*result, ro); break;
+    case render::Format::kMarkdown: text = render::render_markdown(*result, ro); break;
+    case render::Format::kJson: text = render::render_json(*result, ro); break;
+    case render::Format::kStat: text = render::render_stat(*result, ro); break;
+    case render::Format::kHtml:
+      return report_error(make_error(ErrorCode::kUnsupported, "--format html is not built in"));
+  }
+  int rc = write_output(a.output, text);
+  if (rc != kExitOk) return rc;
+  return a.exit_code && result->any_change() ? kExitDifferences : kExitOk;
+}
+
+int run_show(const std::string& path, const std::string& format) {
+  auto b = build::load_build(path);
+  if (!b) return report_error(b.status());
+  if (format == "json") {
+    std::string out = "[\n";
+    for (size_t i = 0; i < b->variants.size(); ++i) {
+      const auto& v = b->variants[i];
+      out += "  {\"kernel\": \"" + v.kernel + "\", \"constexprs\": " + v.constexprs_text() +
+             ", \"options\": " + v.options_text() + ", \"stages\": [";
+      for (size_t k = 0; k < v.stages.size(); ++k)
+        out += (k ? ", \"" : "\"") + v.stages[k].stage + "\"";
+      out += "]}" + std::string(i + 1 < b->variants.size() ? "," : "") + "\n";
+    }
+    std::cout << out << "]\n";
+    return kExitOk;
+  }
+  const char* kind = b->kind == build::BuildKind::kCapture ? "capture" : "triton cache";
+  std::cout << b->name << " (" << kind;
+  if (!b->triton_version.empty()) std::cout << ", triton " << b->triton_version;
+  if (!b->arch.empty()) std::cout << ", " << b->arch;
+  std::cout << "): " << b->variants.size() << " variants\n";
+  for (const auto& v : b->variants) {
+    std::cout << "  " << v.kernel << " " << v.constexprs_text() << " " << v.options_text() << "  ";
+    for (size_t k = 0; k < v.stages.size(); ++k) std::cout << (k ? "," : "") << v.stages[k].stage;
+    for (const auto& [r, n] : v.resources) std::cout << "  " << r << "=" << n;
+    std::cout << "\n";
+  }
+  return kExitOk;
+}
+
+int run_normalize(const std::string& path, const std::string& stage_flag, bool shapes,
+                  const NormalizeFlags& nf) {
+  std::string stage = stage_flag;
+  if (stage.empty()) {
+    size_t dot = path.rfind('.');
+    stage = dot == std::string::npos ? "" : path.substr(dot + 1);
+  }
+  ir::Dialect d;
+  if (!ir::dialect_for_stage(stage, &d))
+    return report_error(make_error(ErrorCode::kInvalidArgument,
+                                   "cannot tell the IR kind of '" + path +
+                                       "'; pass --stage ttir|ttgir|llir|ptx|amdgcn|spv"));
+  auto buf = read_text_file(path);
+  if (!buf) return report_error(buf.status());
+  auto m = norm::normalize(*buf, d, nf.options());
+  if (!m) return report_error(m.status().with_file(path));
+  if (!shapes) {
+    std::cout << norm::canonical_text(*m);
+    return kExitOk;
+  }
+  for (const auto& u : m->units)
+    for (const auto& l : u.lines) std::cout << l.shape << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_diff_commands(CLI::App& app, Context& ctx) {
+  auto a = std::make_shared<DiffArgs>();
+  CLI::App* d = app.add_subcommand("diff", "Compare the kernel IR of two builds");
+  d->add_option("base", a->base, "BASE build: capture folder or Triton cache folder")->required();
+  d->add_option("head", a->head, "HEAD build")->required();
+  d->add_option("--format,-f", a->format, "terminal (default), markdown, json, stat");
+  d->add_flag("--stat", a->stat, "One line per changed variant, like git diff --stat");
+  d->add_option("--output,-o", a->output, "Write the report to this file (atomically)");
+  d->add_option("--color", a->color, "auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
+  d->add_flag("--exit-code", a->exit_code, "Exit 1 when any IR changed (default: always 0)");
+  d->add_option("--stages", a->stages, "Comma-separated stages (default: all but source)");
+  d->add_option("--kernel", a->kernels, "Comma-separated kernel names to compare");
+  d->add_option("--context,-U", a->context, "Context lines around changes (default 3)");
+  d->add_option("--jobs,-j", a->jobs, "Worker threads (default: one per core)");
+  d->add_option("--max-bytes", a->max_bytes, "Markdown size cap in bytes (default 60000)");
+  d->add_flag("--no-diffs", a->no_diffs, "Summary and group headers only");
+  a->norm.add(d);
+  d->callback([a, &ctx] { ctx.exit_code = run_diff(*a); });
+
+  auto show_path = std::make_shared<std::string>();
+  auto show_fmt = std::make_shared<std::string>("terminal");
+  CLI::App* s = app.add_subcommand("show", "List the variants of a build");
+  s->add_option("build", *show_path, "Capture folder or Triton cache folder")->required();
+  s->add_option("--format,-f", *show_fmt, "terminal or json");
+  s->callback([show_path, show_fmt, &ctx] { ctx.exit_code = run_show(*show_path, *show_fmt); });
+
+  auto np = std::make_shared<std::string>();
+  auto ns = std::make_shared<std::string>();
+  auto shapes = std::make_shared<bool>(false);
+  auto nf = std::make_shared<NormalizeFlags>();
+  CLI::App* n = app.add_subcommand("normalize", "Print the canonical form of one IR file");
+  n->add_option("file", *np, "IR file (.ttir, .ttgir, .llir, .ptx, .amdgcn, .spv)")->required();
+  n->add_option("--stage", *ns, "IR kind when the extension does not tell");
+  n->add_flag("--shapes", *shapes, "Print line shapes (symbols masked) instead");
+  nf->add(n);
+  n->callback([np, ns, shapes, nf, &ctx] { ctx.exit_code = run_normalize(*np, *ns, *shapes, *nf); });
+}
+
+}  // namespace ksnap::cli
