@@ -1,0 +1,200 @@
+#include "ksnap/perf/attribution.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ksnap::perf {
+namespace {
+
+/// Lower-case alphanumeric tokens of `s`.
+std::vector<std::string> tokens(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (alnum) {
+      cur.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+    } else if (!cur.empty()) {
+      out.push_back(std::move(cur));
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+std::vector<std::string> kernel_tokens(std::string_view kernel) {
+  std::vector<std::string> t = tokens(kernel);
+  t.erase(std::remove(t.begin(), t.end(), "kernel"), t.end());
+  return t;
+}
+
+/// Value of `key` in sorted `params`, or nullptr.
+const std::string* param(const ParamList& params, const std::string& key) {
+  auto it = std::lower_bound(params.begin(), params.end(), key,
+                             [](const auto& p, const std::string& k) { return p.first < k; });
+  return (it != params.end() && it->first == key) ? &it->second : nullptr;
+}
+
+bool params_subset(const ParamList& sub, const ParamList& of) {
+  for (const auto& [k, v] : sub) {
+    const std::string* have = param(of, k);
+    if (!have || *have != v) return false;
+  }
+  return true;
+}
+
+std::string_view strip_dot_slash(std::string_view s) {
+  while (s.size() > 2 && s.substr(0, 2) == "./") s.remove_prefix(2);
+  return s;
+}
+
+PointIr combined_ir(std::span<const VariantInfo> variants, const std::vector<size_t>& chosen) {
+  if (chosen.empty()) return PointIr::kUnknown;
+  for (size_t i : chosen) {
+    if (variants[i].ir_status != IrStatus::kUnchanged) return PointIr::kChanged;
+  }
+  return PointIr::kUnchanged;
+}
+
+}  // namespace
+
+const char* ir_status_name(IrStatus s) {
+  switch (s) {
+    case IrStatus::kUnchanged: return "unchanged";
+    case IrStatus::kChanged: return "changed";
+    case IrStatus::kAdded: return "added";
+    case IrStatus::kRemoved: return "removed";
+  }
+  return "?";
+}
+
+const char* match_rule_name(MatchRule r) {
+  switch (r) {
+    case MatchRule::kPointLabel: return "point-label";
+    case MatchRule::kScriptAndKernel: return "script+kernel";
+    case MatchRule::kUnattributed: return "unattributed";
+  }
+  return "?";
+}
+
+const char* point_ir_name(PointIr s) {
+  switch (s) {
+    case PointIr::kChanged: return "changed";
+    case PointIr::kUnchanged: return "unchanged";
+    case PointIr::kUnknown: return "unknown";
+  }
+  return "?";
+}
+
+bool same_script(std::string_view a, std::string_view b) {
+  a = strip_dot_slash(a);
+  b = strip_dot_slash(b);
+  if (a.empty() || b.empty()) return false;
+  if (a == b) return true;
+  auto ends_with_component = [](std::string_view longer, std::string_view shorter) {
+    return longer.size() > shorter.size() &&
+           longer.substr(longer.size() - shorter.size()) == shorter &&
+           longer[longer.size() - shorter.size() - 1] == '/';
+  };
+  return ends_with_component(a, b) || ends_with_component(b, a);
+}
+
+Attributor::Attributor(std::span<const VariantInfo> variants) : variants_(variants) {
+  prepared_.reserve(variants.size());
+  for (const VariantInfo& v : variants) {
+    Prepared p;
+    for (const std::string& label : v.bench_points) {
+      auto parsed = parse_point_label(label);
+      if (parsed) p.labels.push_back(std::move(*parsed));
+      else p.raw_labels.push_back(label);
+    }
+    auto ce = canonical_params(v.constexprs);
+    if (ce) p.constexprs = std::move(*ce);
+    p.kernel_tokens = kernel_tokens(v.kernel);
+    prepared_.push_back(std::move(p));
+  }
+}
+
+Attribution Attributor::attribute(const BenchPointId& point) const {
+  Attribution a;
+  // Rule 1: recorded point labels.
+  const std::string label = format_point_label(point);
+  for (size_t i = 0; i < variants_.size(); ++i) {
+    const Prepared& p = prepared_[i];
+    bool hit = std::find(p.raw_labels.begin(), p.raw_labels.end(), label) != p.raw_labels.end();
+    for (size_t k = 0; !hit && k < p.labels.size(); ++k) {
+      hit = p.labels[k].first == point.name && params_subset(p.labels[k].second, point.params);
+    }
+    if (hit) a.variants.push_back(i);
+  }
+  if (!a.variants.empty()) {
+    a.rule = MatchRule::kPointLabel;
+    a.ir = combined_ir(variants_, a.variants);
+    return a;
+  }
+  // Rule 2: same script, matching kernel.
+  if (point.script.empty()) {
+    a.note = "the results do not name the benchmark script";
+    return a;
+  }
+  std::vector<size_t> same;
+  std::set<std::string> kernels;
+  for (size_t i = 0; i < variants_.size(); ++i) {
+    if (same_script(variants_[i].bench_script, point.script)) {
+      same.push_back(i);
+      kernels.insert(variants_[i].kernel);
+    }
+  }
+  if (same.empty()) {
+    a.note = "no captured variant was launched by " + point.script;
+    return a;
+  }
+  const std::vector<std::string> name_tokens = tokens(point.name);
+  std::vector<size_t> by_kernel;
+  for (size_t i : same) {
+    const VariantInfo& v = variants_[i];
+    bool hit;
+    if (!point.kernel.empty()) {
+      hit = v.kernel == point.kernel;
+    } else {
+      const auto& kt = prepared_[i].kernel_tokens;
+      hit = !kt.empty() && std::all_of(kt.begin(), kt.end(), [&](const std::string& t) {
+        return std::find(name_tokens.begin(), name_tokens.end(), t) != name_tokens.end();
+      });
+    }
+    if (hit) by_kernel.push_back(i);
+  }
+  if (by_kernel.empty() && point.kernel.empty() && kernels.size() == 1) by_kernel = same;
+  if (by_kernel.empty()) {
+    a.note = "no kernel launched by " + point.script + " matches benchmark '" + point.name + "'";
+    return a;
+  }
+  // Constexprs named by the point's params must agree.
+  for (size_t i : by_kernel) {
+    bool agree = true;
+    for (const auto& [k, v] : prepared_[i].constexprs) {
+      const std::string* pv = param(point.params, k);
+      if (pv && *pv != v) agree = false;
+    }
+    if (agree) a.variants.push_back(i);
+  }
+  if (a.variants.empty()) {
+    a.note = "no captured variant has the constexpr values of this point";
+    return a;
+  }
+  a.rule = MatchRule::kScriptAndKernel;
+  a.ir = combined_ir(variants_, a.variants);
+  return a;
+}
+
+std::vector<Attribution> attribute_points(std::span<const BenchPointId> points,
+                                          std::span<const VariantInfo> variants) {
+  Attributor at(variants);
+  std::vector<Attribution> out;
+  out.reserve(points.size());
+  for (const BenchPointId& p : points) out.push_back(at.attribute(p));
+  return out;
+}
+
+}  // namespace ksnap::perf
