@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The README's second command: build, then run every test suite.
+#   - C++ unit and golden CLI tests (gtest via ctest)
+#   - Python tests of the Triton capture plugin and the PR-workflow scripts (pytest)
+#   - a short libFuzzer run of every parser target
+#   - the HTML report in headless Chromium
+# Set KSNAP_FUZZ_SECONDS (default 20 per target) to fuzz longer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build.sh
+echo "== ctest"
+ctest --test-dir build -j"$(nproc)" --output-on-failure
+py_dirs=()
+for d in python/tests tests/workflow; do [ -d "$d" ] && py_dirs+=("$d"); done
+if [ ${#py_dirs[@]} -gt 0 ]; then
+  echo "== pytest ${py_dirs[*]}"
+  /usr/bin/python3 -m pytest -q "${py_dirs[@]}"
+fi
+if [ -x fuzz/run.sh ] || [ -f fuzz/run.sh ]; then
+  echo "== fuzz (${KSNAP_FUZZ_SECONDS:-20} s per target)"
+  bash fuzz/run.sh "${KSNAP_FUZZ_SECONDS:-20}"
+fi
+if [ -f tests/browser/run.sh ]; then
+  echo "== browser"
+  bash tests/browser/run.sh
+fi
+echo "== all test suites passed"

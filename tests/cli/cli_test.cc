@@ -1,0 +1,295 @@
+// Golden CLI tests: the real `ksnap` binary on the real Triton corpus (the
+// bundled examples/corpus subset always; the full ../shared/corpus when present).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Run {
+  int rc = -1;
+  std::string out, err;
+};
+
+Run run(const std::string& args) {
+  std::string err_path = fs::temp_directory_path() / ("ksnap_cli_err_" + std::to_string(getpid()));
+  std::string cmd = std::string(KSNAP_BINARY) + " " + args + " 2>" + err_path;
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = pclose(p);
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream e(err_path);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  fs::remove(err_path);
+  return r;
+}
+
+std::string example(const std::string& b) { return std::string(KSNAP_EXAMPLE_DIR) + "/" + b; }
+std::string shared(const std::string& b) { return std::string(KSNAP_CORPUS_DIR) + "/" + b; }
+
+/// kernel|constexprs|options|stage of every changed stage, keyed the way
+/// truth.json keys them (BASE's identity).
+std::set<std::string> changed_set(const json& j) {
+  std::set<std::string> out;
+  for (const auto& v : j["variants"])
+    for (auto it = v["stages"].begin(); it != v["stages"].end(); ++it)
+      if (it.value()["status"] != "unchanged")
+        out.insert(v["id"].get<std::string>() + "|" + it.key());
+  return out;
+}
+
+std::set<std::string> truth_set(const std::string& truth_path, const std::string& pair,
+                                size_t* rows) {
+  std::ifstream f(truth_path);
+  json t = json::parse(f);
+  std::set<std::string> out;
+  *rows = 0;
+  for (auto it = t["pairs"][pair]["rows"].begin(); it != t["pairs"][pair]["rows"].end(); ++it) {
+    ++*rows;
+    if (it.value()["changed"].get<bool>()) out.insert(it.key());
+  }
+  return out;
+}
+
+/// BASE ids differ from truth keys only where BASE itself differs: truth keys
+/// use BASE's options, which is what `id` holds.
+void expect_matches_truth(const std::string& dir, const std::string& base,
+                          const std::string& head, const std::string& truth_pair) {
+  Run r = run("diff " + dir + "/" + base + " " + dir + "/" + head + " --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json j = json::parse(r.out);
+  size_t rows = 0;
+  std::set<std::string> want = truth_set(dir + "/truth.json", truth_pair, &rows);
+  std::set<std::string> got = changed_set(j);
+  EXPECT_EQ(got, want) << base << ".." << head;
+  size_t stages = 0;
+  for (const auto& v : j["variants"]) stages += v["stages"].size();
+  EXPECT_EQ(stages, rows);
+}
+
+class CorpusDirs : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(GetParam() + "/base/manifest.json")) GTEST_SKIP() << GetParam() << " absent";
+  }
+};
+
+TEST_P(CorpusDirs, NoiseIsUnchanged) {
+  Run r = run("diff " + GetParam() + "/base " + GetParam() + "/noise --format json --exit-code");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["changed_stages"], 0);
+  EXPECT_FALSE(j["changed"].get<bool>());
+}
+
+TEST_P(CorpusDirs, NoLicmMatchesTruth) { expect_matches_truth(GetParam(), "base", "no_licm", "base..no_licm"); }
+TEST_P(CorpusDirs, FusionOffMatchesTruth) {
+  expect_matches_truth(GetParam(), "base", "fusion_off", "base..fusion_off");
+}
+TEST_P(CorpusDirs, NoiseToNoLicmMatchesBaseToNoLicm) {
+  Run a = run("diff " + GetParam() + "/base " + GetParam() + "/no_licm --format json");
+  Run b = run("diff " + GetParam() + "/noise " + GetParam() + "/no_licm --format json");
+  ASSERT_EQ(a.rc, 0);
+  ASSERT_EQ(b.rc, 0);
+  // noise has other ids only where options differ, which they do not: same keys.
+  EXPECT_EQ(changed_set(json::parse(a.out)), changed_set(json::parse(b.out)));
+}
+
+TEST_P(CorpusDirs, FusionOffPairsByConstexprsAndNamesTheOption) {
+  Run r = run("diff " + GetParam() + "/base " + GetParam() + "/fusion_off --format json");
+  ASSERT_EQ(r.rc, 0);
+  json j = json::parse(r.out);
+  for (const auto& v : j["variants"]) {
+    EXPECT_EQ(v["pairing"], "options_differ") << v["id"];
+    bool named = false;
+    for (const auto& c : v["option_changes"])
+      if (c["name"] == "enable_fp_fusion") {
+        named = true;
+        EXPECT_EQ(c["base"], true);
+        EXPECT_EQ(c["head"], false);
+      }
+    EXPECT_TRUE(named) << v["id"];
+  }
+}
+
+TEST_P(CorpusDirs, ExitCodeOnlyWhenAsked) {
+  EXPECT_EQ(run("diff " + GetParam() + "/base " + GetParam() + "/no_licm --format stat").rc, 0);
+  EXPECT_EQ(run("diff " + GetParam() + "/base " + GetParam() + "/no_licm --stat --exit-code").rc, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpora, CorpusDirs,
+                         ::testing::Values(std::string(KSNAP_EXAMPLE_DIR),
+                                           std::string(KSNAP_CORPUS_DIR)));
+
+TEST(CliTest, JsonHasEveryRequiredField) {
+  Run r = run("diff " + example("base") + " " + example("no_licm") + " --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_FALSE(j["variants"].empty());
+  for (const auto& v : j["variants"]) {
+    for (const char* k : {"kernel", "constexprs", "options", "pairing", "stages", "resources"})
+      EXPECT_TRUE(v.contains(k)) << k;
+    for (const char* st : {"ttir", "ttgir", "llir", "ptx"}) {
+      ASSERT_TRUE(v["stages"].contains(st)) << st;
+      const auto& s = v["stages"][st];
+      for (const char* k : {"status", "lines_added", "lines_removed", "op_deltas", "resources"})
+        EXPECT_TRUE(s.contains(k)) << st << " " << k;
+    }
+  }
+  EXPECT_FALSE(j["groups"].empty());
+}
+
+TEST(CliTest, GroupsShareIdenticalChanges) {
+  Run r = run("diff " + example("base") + " " + example("fusion_off") + " --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json j = json::parse(r.out);
+  size_t members = 0;
+  for (const auto& g : j["groups"]) members += g["count"].get<size_t>();
+  EXPECT_EQ(members, j["changed_stages"].get<size_t>());
+}
+
+/// Golden outputs on the bundled example; KSNAP_UPDATE_GOLDEN=1 rewrites them.
+TEST(CliTest, GoldenReports) {
+  struct Case {
+    std::string args, golden;
+  } cases[] = {
+      {"diff " + example("base") + " " + example("no_licm") + " --stat", "no_licm.stat.txt"},
+      {"diff " + example("base") + " " + example("no_licm") + " --color never", "no_licm.terminal.txt"},
+      {"diff " + example("base") + " " + example("fusion_off") + " --format markdown",
+       "fusion_off.md"},
+      {"show " + example("base"), "show_base.txt"},
+  };
+  for (const auto& c : cases) {
+    Run r = run(c.args);
+    ASSERT_EQ(r.rc, 0) << c.args << "\n" << r.err;
+    // Paths differ between checkouts: make them relative to the example dir.
+    std::string out = r.out;
+    for (size_t at; (at = out.find(KSNAP_EXAMPLE_DIR)) != std::string::npos;)
+      out.replace(at, std::strlen(KSNAP_EXAMPLE_DIR), "examples/corpus");
+    std::string path = std::string(KSNAP_SOURCE_DIR) + "/tests/cli/golden/" + c.golden;
+    if (std::getenv("KSNAP_UPDATE_GOLDEN")) {
+      std::ofstream(path) << out;
+      continue;
+    }
+    std::ifstream f(path);
+    ASSERT_TRUE(f.good()) << "missing golden " << path << " (run with KSNAP_UPDATE_GOLDEN=1)";
+    std::stringstream ss;
+    ss << f.rdbuf();
+    EXPECT_EQ(out, ss.str()) << c.args;
+  }
+}
+
+class BadInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ksnap_cli_bad_" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    fs::copy(example("base"), dir_ + "/base", fs::copy_options::recursive);
+    fs::copy(example("base"), dir_ + "/head", fs::copy_options::recursive);
+    for (auto& p : fs::recursive_directory_iterator(dir_))
+      fs::permissions(p.path(), fs::perms::owner_write, fs::perm_options::add);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string first_stage_file(const std::string& ext) {
+    for (auto& p : fs::recursive_directory_iterator(dir_ + "/head/cache"))
+      if (p.path().extension() == ext && p.path().string().find("matmul") != std::string::npos)
+        return p.path();
+    return "";
+  }
+  std::string dir_;
+};
+
+TEST_F(BadInputTest, ErrorsNameTheFileAndExit2) {
+  struct Case {
+    std::string name;
+    std::function<std::string(BadInputTest*)> corrupt;  // returns the path the error must name
+  } cases[] = {
+      {"truncated ttgir",
+       [](BadInputTest* t) {
+         std::string f = t->first_stage_file(".ttgir");
+         fs::resize_file(f, fs::file_size(f) / 2);
+         return f;
+       }},
+      {"binary junk in ptx",
+       [](BadInputTest* t) {
+         std::string f = t->first_stage_file(".ptx");
+         std::ofstream(f, std::ios::binary) << std::string("\x7f" "ELF\0\0\x01junk", 11);
+         return f;
+       }},
+      {"manifest not json",
+       [](BadInputTest* t) {
+         std::string f = t->dir_ + "/head/manifest.json";
+         std::ofstream(f) << "{\n \"entries\": [\n  {\"kernel\": \n";
+         return f;
+       }},
+      {"manifest names a missing folder",
+       [](BadInputTest* t) {
+         std::string f = t->dir_ + "/head/manifest.json";
+         std::ifstream in(f);
+         std::stringstream ss;
+         ss << in.rdbuf();
+         json m = json::parse(ss.str());
+         m["entries"][0]["cache_dir"] = "NO_SUCH_FOLDER";
+         std::ofstream(f) << m.dump(1);
+         return f;
+       }},
+      {"1 MB line in llir",
+       [](BadInputTest* t) {
+         std::string f = t->first_stage_file(".llir");
+         std::ofstream(f, std::ios::app) << "; " << std::string(1 << 20, 'x') << "\n";
+         return f;
+       }},
+  };
+  for (auto& c : cases) {
+    TearDown();
+    SetUp();
+    std::string named = c.corrupt(this);
+    Run r = run("diff " + dir_ + "/base " + dir_ + "/head");
+    EXPECT_EQ(r.rc, 2) << c.name << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(named), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find("ksnap: "), std::string::npos) << c.name;
+  }
+}
+
+TEST(CliTest, UsageErrorsExit2) {
+  EXPECT_EQ(run("diff").rc, 2);
+  EXPECT_EQ(run("diff /nonexistent/a /nonexistent/b").rc, 2);
+  EXPECT_EQ(run("diff " + example("base") + " " + example("noise") + " --format nope").rc, 2);
+  EXPECT_EQ(run("frobnicate").rc, 2);
+  EXPECT_EQ(run("--help").rc, 0);
+}
+
+TEST(CliTest, NormalizePrintsCanonicalFormThatIgnoresNoise) {
+  // The same kernel from base and noise normalizes to the same text.
+  std::string b, n;
+  for (auto& p : fs::recursive_directory_iterator(example("base") + "/cache"))
+    if (p.path().filename() == "attn_fwd.ttgir") b = p.path();
+  for (auto& p : fs::recursive_directory_iterator(example("noise") + "/cache"))
+    if (p.path().filename() == "attn_fwd.ttgir") n = p.path();
+  ASSERT_FALSE(b.empty());
+  ASSERT_FALSE(n.empty());
+  Run rb = run("normalize " + b), rn = run("normalize " + n);
+  EXPECT_EQ(rb.rc, 0) << rb.err;
+  EXPECT_FALSE(rb.out.empty());
+  EXPECT_EQ(rb.out, rn.out);
+  EXPECT_EQ(rb.out.find("loc("), std::string::npos);
+  EXPECT_EQ(run("normalize /nonexistent.ttgir").rc, 2);
+}
+
+}  // namespace
