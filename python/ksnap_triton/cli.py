@@ -6,7 +6,7 @@
 
 ``capture`` runs PROGRAM unchanged with the recorder installed:
 
-* ``script.py ARGS`` or ``-m module ARGS``: in this process, via runpy;
+* ``script.py ARGS``, ``-m module ARGS`` or ``-c CODE``: in this process (runpy);
 * anything else (``python bench.py``, ``pytest -n 8``, a shell script): as a
   child process; every Python process below it that imports Triton records
   into OUT through the bootstrap ``sitecustomize`` put on PYTHONPATH.
@@ -82,10 +82,13 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def split_program(program: list[str]) -> tuple[str, str | None, list[str]]:
-    """How to run PROGRAM: ("script", path, argv), ("module", name, argv) in
-    this process, or ("exec", None, program) as a child process."""
+    """How to run PROGRAM: ("script", path, argv), ("module", name, argv),
+    ("code", text, argv) in this process, or ("exec", None, program) as a
+    child process."""
     if program[0] == "-m" and len(program) > 1:
         return "module", program[1], [program[1]] + program[2:]
+    if program[0] == "-c" and len(program) > 1:
+        return "code", program[1], ["-c"] + program[2:]
     if program[0].endswith(".py"):
         return "script", program[0], program
     return "exec", None, program
@@ -141,6 +144,9 @@ def _run_in_process(kind: str, target: str, argv: list[str]) -> int:
             return EXIT_USAGE
         if kind == "script":
             runpy.run_path(target, run_name="__main__")
+        elif kind == "code":
+            sys.path.insert(0, "")
+            exec(compile(target, "<string>", "exec"), {"__name__": "__main__"})
         else:
             runpy.run_module(target, run_name="__main__", alter_sys=True)
         return 0
