@@ -20,8 +20,27 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+/// A header split as Triton 3.x writes it: "<line> (<ylabel>)"; older
+/// versions write "<line>" alone.
+struct HeaderName {
+  std::string base;
+  std::string unit;
+};
+
+HeaderName split_header(const std::string& h) {
+  if (h.size() >= 3 && h.back() == ')') {
+    size_t open = h.rfind(" (");
+    if (open != std::string::npos && open > 0) {
+      return HeaderName{h.substr(0, open), h.substr(open + 2, h.size() - open - 3)};
+    }
+  }
+  return HeaderName{h, ""};
+}
+
 struct LineColumn {
   size_t value = 0;
+  std::string line;  ///< line name without the unit
+  std::string unit;  ///< from the header, "" if none
   std::optional<size_t> lo, hi;
 };
 
@@ -57,12 +76,18 @@ Expected<Layout> detect_layout(const std::vector<CsvRow>& rows, const std::strin
     }
   }
   // Columns that are not candidate x/line columns: Diff, and <line>-min/-max.
+  std::vector<HeaderName> split;
+  std::set<std::string> bases;
+  for (const std::string& h : header) {
+    split.push_back(split_header(h));
+    bases.insert(split.back().base);
+  }
   std::vector<bool> auxiliary(header.size(), false);
   for (size_t c = 0; c < header.size(); ++c) {
-    const std::string& h = header[c];
-    if (h == "Diff") auxiliary[c] = true;
+    const std::string& b = split[c].base;
+    if (header[c] == "Diff") auxiliary[c] = true;
     for (const char* suffix : {"-min", "-max"}) {
-      if (ends_with(h, suffix) && names.count(h.substr(0, h.size() - 4))) auxiliary[c] = true;
+      if (ends_with(b, suffix) && bases.count(b.substr(0, b.size() - 4))) auxiliary[c] = true;
     }
   }
   std::vector<size_t> candidates;
@@ -91,9 +116,12 @@ Expected<Layout> detect_layout(const std::vector<CsvRow>& rows, const std::strin
   for (size_t k = nx; k < candidates.size(); ++k) {
     LineColumn lc;
     lc.value = candidates[k];
+    lc.line = split[lc.value].base;
+    lc.unit = split[lc.value].unit;
     for (size_t c = 0; c < header.size(); ++c) {
-      if (header[c] == header[lc.value] + "-min") lc.lo = c;
-      if (header[c] == header[lc.value] + "-max") lc.hi = c;
+      if (!auxiliary[c]) continue;
+      if (split[c].base == lc.line + "-min") lc.lo = c;
+      if (split[c].base == lc.line + "-max") lc.hi = c;
     }
     layout.lines.push_back(lc);
   }
@@ -144,14 +172,14 @@ Expected<BenchResults> parse_perf_report_csv(const TextBuffer& buf, const PerfRe
       if (!v) continue;
       BenchPoint p;
       auto params = x;
-      params.emplace_back("line", header[lc.value]);
+      params.emplace_back("line", lc.line);
       auto canon = canonical_params(std::move(params));
       if (!canon) {
         return make_error(ErrorCode::kParseError, canon.status().message(),
                           SourceLocation{buf.name(), row.line, 0});
       }
       p.id = BenchPointId{name, std::move(*canon), opts.script, ""};
-      p.unit = opts.unit;
+      p.unit = opts.unit.empty() ? lc.unit : opts.unit;
       p.samples.push_back(*v);
       p.from_perf_report = true;
       p.where = SourceLocation{buf.name(), row.line, 0};
