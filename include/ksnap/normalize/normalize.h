@@ -37,6 +37,9 @@ struct NormalizeOptions {
   bool drop_ident = true;       ///< llvm.ident, producer / version strings, PTX header comments.
   bool drop_comments = true;    ///< // and ; comments.
   bool drop_reg_decls = true;   ///< PTX `.reg .b32 %r<503>;` (kept as a resource figure).
+  /// A line longer than this is an error (kParseError naming the line): real
+  /// compiler output stays far below (the Triton corpus tops out near 4.2 KB).
+  uint32_t max_line_bytes = 256 * 1024;
 };
 
 /// Classes of renamed symbols. Two symbols correspond only within a class.
@@ -54,6 +57,8 @@ struct SymbolRef {
   uint32_t offset = 0;   ///< Byte offset within Line::display.
   uint32_t length = 0;   ///< Byte length within Line::display (the spelled name).
   bool is_def = false;   ///< This occurrence defines the symbol (result, block arg, label).
+  uint32_t shape_offset = 0;  ///< Byte offset of its mask within Line::shape.
+  uint32_t shape_length = 0;  ///< Byte length of the mask ("%_", "%rd", "#blocked", ...).
 };
 
 /// One significant line of IR (lines that normalize to nothing are skipped).
@@ -66,6 +71,15 @@ struct Line {
                                  ///< "ld.global.v2.b32", "scf.for"); empty for none.
   int32_t py_line = -1;          ///< Python source line this op came from, -1 unknown.
   uint16_t depth = 0;            ///< Region / brace nesting depth at line start.
+  /// Callee of a call-like op: "llvm.nvvm.read.ptx.sreg.tid.x" for
+  /// `call i32 @llvm.nvvm.read.ptx.sreg.tid.x()`, "asm" for inline asm, the
+  /// symbol of an MLIR `tt.call @f`; empty otherwise. See call_counts().
+  std::string callee;
+  /// A definition whose position carries no meaning (MLIR alias, LLVM `!N`
+  /// metadata or `attributes #N` line, with renaming on): canonical_text()
+  /// prints these after the unit's other lines, sorted, so that reordering
+  /// or renumbering definitions is no change.
+  bool order_free = false;
 };
 
 /// A function (or the module-level lines, as a unit named "" kept first).
@@ -112,7 +126,19 @@ Expected<uint64_t> normalized_hash(const TextBuffer& text, ir::Dialect dialect,
 /// Module::hash.
 std::string canonical_text(const Module& m);
 
+/// The part of canonical_text() that one unit prints; its hash is Unit::hash.
+std::string canonical_unit_text(const Module& m, const Unit& u);
+
 /// Number of ops per op name across all units (for op-count deltas).
 std::map<std::string, int64_t> op_counts(const Module& m);
+
+/// Number of calls per callee across all units (Line::callee), e.g.
+/// {"llvm.nvvm.read.ptx.sreg.tid.x": 2, "asm": 14}.
+std::map<std::string, int64_t> call_counts(const Module& m);
+
+/// Canonical spelling of one symbol occurrence whose mask in the shape is
+/// `mask` ("%_" -> "%v3", "%rd" -> "%rd3", "^" -> "^b3", "#blocked" ->
+/// "#a<16 hex>", "!md" -> "!m<16 hex>", "#attrs" -> "#g<16 hex>").
+std::string canonical_name(const Symbol& s, std::string_view mask);
 
 }  // namespace ksnap::norm

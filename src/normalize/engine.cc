@@ -1,0 +1,518 @@
+// The normalizer's common machinery (see engine.h for the worked example).
+//
+// Pass 1 (scan): lex line by line; check brackets; the dialect handler writes
+// the shape and the symbol occurrences of each line.
+// Pass 2 (finish):
+//   1. liveness: a conditional line (LLVM `!N = ...`, PTX `$L__tmp3:`, MLIR
+//      `#blocked = ...`) survives only when a surviving line uses its symbol;
+//   2. values and blocks are numbered by first occurrence within their unit
+//      (per mask, so PTX `%r` and `%rd` count separately);
+//   3. aliases, metadata and attribute groups get the hash of their
+//      definition, nested references resolved first (cycles are cut by
+//      their distance on the resolution stack);
+//   4. py_line follows location symbols (`#loc12` -> `#loc3` -> file:line).
+#include "normalize/engine.h"
+
+#include <algorithm>
+
+#include "ksnap/support/hash.h"
+#include "normalize/canonical.h"
+
+namespace ksnap::norm::detail {
+
+namespace {
+constexpr int kMaxResolveDepth = 400;
+constexpr uint32_t kResolveBudget = 4'000'000;
+constexpr int kMaxPyChain = 64;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+}  // namespace
+
+Engine::Engine(const TextBuffer& text, ir::Dialect dialect, const NormalizeOptions& opts,
+               bool full)
+    : text_(text), base_(text.c_str()), dialect_(dialect), opts_(opts), full_(full) {
+  switch (dialect) {
+    case ir::Dialect::kMlir: handler_ = make_mlir_handler(); break;
+    case ir::Dialect::kLlvm: handler_ = make_llvm_handler(); break;
+    case ir::Dialect::kPtx: handler_ = make_ptx_handler(); break;
+    case ir::Dialect::kAmdgcn:
+    case ir::Dialect::kSpirv: handler_ = make_asm_handler(dialect); break;
+  }
+  // `<`/`>` pair up in MLIR types, LLVM vectors and PTX `%r<N>`; assembly
+  // expressions use them as operators (`1<<4`).
+  check_angles_ = dialect == ir::Dialect::kMlir || dialect == ir::Dialect::kLlvm ||
+                  dialect == ir::Dialect::kPtx;
+  units_.push_back(UnitRec{});
+  shape_.reserve(text.size() / 2 + 64);
+  toks_.reserve(256);
+}
+
+Status Engine::error_at(size_t offset, std::string message) const {
+  return make_error(ErrorCode::kParseError, std::move(message), text_.location_of(offset));
+}
+
+Status Engine::check_bracket(const ir::Token& t) {
+  if (t.text.size() != 1) return Status::ok();
+  char c = t.text[0];
+  char open = 0;
+  switch (c) {
+    case '{':
+      ++brace_depth_;
+      [[fallthrough]];
+    case '(':
+    case '[':
+      brackets_.push_back(Open{c, off(t)});
+      return Status::ok();
+    case '<':
+      if (check_angles_) brackets_.push_back(Open{c, off(t)});
+      return Status::ok();
+    case '}': open = '{'; break;
+    case ')': open = '('; break;
+    case ']': open = '['; break;
+    case '>':
+      if (!check_angles_) return Status::ok();
+      open = '<';
+      break;
+    default:
+      return Status::ok();
+  }
+  if (brackets_.empty()) {
+    return error_at(off(t), std::string("unbalanced '") + c + "': nothing is open here");
+  }
+  Open o = brackets_.back();
+  if (o.c != open) {
+    SourceLocation at = text_.location_of(o.off);
+    return error_at(off(t), std::string("'") + c + "' does not close the '" + o.c +
+                                "' opened at line " + std::to_string(at.line) + ":" +
+                                std::to_string(at.column));
+  }
+  brackets_.pop_back();
+  if (c == '}') --brace_depth_;
+  return Status::ok();
+}
+
+Status Engine::run() {
+  Status s = scan();
+  if (!s.is_ok()) return s;
+  finish();
+  return Status::ok();
+}
+
+Status Engine::scan() {
+  ir::Lexer lx(base_, text_.size(), dialect_);
+  uint32_t line_no = 1;
+  uint32_t line_begin = 0;
+  uint32_t extra_newlines = 0;
+  depth_at_line_start_ = 0;
+  while (true) {
+    ir::Token t = lx.next();
+    switch (t.kind) {
+      case ir::TokenKind::kError:
+        return error_at(lx.error_offset(), std::string(lx.error_message()));
+      case ir::TokenKind::kNewline:
+      case ir::TokenKind::kEof: {
+        uint32_t end = off(t);
+        if (end - line_begin > opts_.max_line_bytes) {
+          return error_at(line_begin, "line is " + std::to_string(end - line_begin) +
+                                          " bytes long, over max_line_bytes (" +
+                                          std::to_string(opts_.max_line_bytes) + ")");
+        }
+        begin_line(line_no, line_begin);
+        handler_->line(*this, std::span<const ir::Token>(toks_.data(), toks_.size()));
+        end_line(end);
+        if (t.kind == ir::TokenKind::kEof) {
+          if (!brackets_.empty()) {
+            Open o = brackets_.back();
+            return error_at(o.off, std::string("'") + o.c +
+                                       "' is never closed (the file ends first; truncated?)");
+          }
+          return Status::ok();
+        }
+        line_no += 1 + extra_newlines;
+        extra_newlines = 0;
+        line_begin = end + 1;
+        depth_at_line_start_ = brace_depth_;
+        toks_.clear();
+        continue;
+      }
+      case ir::TokenKind::kPunct: {
+        Status s = check_bracket(t);
+        if (!s.is_ok()) return s;
+        break;
+      }
+      case ir::TokenKind::kComment:
+        if (t.text.size() > 1 && t.text[1] == '*') {
+          extra_newlines +=
+              static_cast<uint32_t>(std::count(t.text.begin(), t.text.end(), '\n'));
+        }
+        break;
+      default:
+        break;
+    }
+    toks_.push_back(t);
+  }
+}
+
+void Engine::begin_line(uint32_t line_no, uint32_t src_begin) {
+  cur_ = LineRec{};
+  cur_.line_no = line_no;
+  cur_.unit = unit_;
+  cur_.shape_begin = static_cast<uint32_t>(shape_.size());
+  cur_.occ_begin = static_cast<uint32_t>(occs_.size());
+  cur_.drop_begin = static_cast<uint32_t>(drops_.size());
+  cur_.src_begin = src_begin;
+  cur_.depth = static_cast<uint16_t>(std::min<uint32_t>(depth_at_line_start_, 0xFFFF));
+  skip_ = false;
+  defs_this_line_.clear();
+}
+
+void Engine::end_line(uint32_t src_end) {
+  if (skip_ || shape_.size() == cur_.shape_begin) {
+    shape_.resize(cur_.shape_begin);
+    occs_.resize(cur_.occ_begin);
+    drops_.resize(cur_.drop_begin);
+    for (uint32_t s : defs_this_line_) syms_[s].def_line = kNone;
+    return;
+  }
+  cur_.shape_end = static_cast<uint32_t>(shape_.size());
+  cur_.occ_end = static_cast<uint32_t>(occs_.size());
+  cur_.drop_end = static_cast<uint32_t>(drops_.size());
+  cur_.src_end = src_end;
+  lines_.push_back(cur_);
+}
+
+void Engine::start_unit(std::string_view name) {
+  units_.push_back(UnitRec{name});
+  unit_ = static_cast<uint32_t>(units_.size() - 1);
+  unit_values_.clear();
+  unit_blocks_.clear();
+  cur_.unit = unit_;
+}
+
+void Engine::end_unit() { unit_ = 0; }
+
+uint32_t Engine::lookup(SymbolMap& map, std::string_view key, SymbolClass cls,
+                       std::string_view mask, uint32_t unit) {
+  uint32_t next = static_cast<uint32_t>(syms_.size());
+  uint32_t r = map.find_or_insert(key, next);
+  if (r == next) {
+    SymRec s;
+    s.name = key;
+    s.mask = mask;
+    s.unit = unit;
+    s.cls = cls;
+    syms_.push_back(s);
+  }
+  return r;
+}
+
+uint32_t Engine::value(std::string_view key, std::string_view mask) {
+  return lookup(unit_ ? unit_values_ : module_values_, key, SymbolClass::kValue, mask, unit_);
+}
+
+uint32_t Engine::block(std::string_view key, std::string_view mask) {
+  return lookup(unit_ ? unit_blocks_ : module_blocks_, key, SymbolClass::kBlock, mask, unit_);
+}
+
+uint32_t Engine::global(std::string_view key, SymbolClass cls, std::string_view mask) {
+  return lookup(globals_, key, cls, mask, kNone);
+}
+
+void Engine::comment(const ir::Token& t, bool drop_it) {
+  if (drop_it) {
+    drop(t, t);
+  } else {
+    text(t.text);
+  }
+}
+
+uint32_t Engine::label(const ir::Token& t, std::string_view mask, bool debug_only) {
+  std::string_view name = t.text.substr(0, t.text.size() - 1);  // without ':'
+  uint32_t s = block(name, mask);
+  symbol(s, name, true, ":");
+  if (debug_only && opts_.drop_locations) cur_.cond_sym = s;
+  return s;
+}
+
+// ---------------------------------------------------------------- finish ----
+
+void Engine::finish() {
+  mark_live();
+  unit_lines_.assign(units_.size(), {});
+  for (uint32_t i = 0; i < lines_.size(); ++i) {
+    if (kept_[i]) unit_lines_[lines_[i].unit].push_back(i);
+  }
+  number_symbols();
+  resolve_budget_ = kResolveBudget;
+  for (uint32_t i = 0; i < lines_.size(); ++i) {
+    if (!kept_[i]) continue;
+    const LineRec& l = lines_[i];
+    for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
+      uint32_t s = occs_[k].sym;
+      if (syms_[s].unit == kNone && !syms_[s].resolved) {
+        int32_t min_ref = INT32_MAX;
+        syms_[s].canonical = resolve(s, 0, &min_ref);
+        syms_[s].resolved = true;
+      }
+    }
+  }
+  resolve_py();
+}
+
+void Engine::mark_live() {
+  kept_.assign(lines_.size(), false);
+  std::vector<uint32_t> work;
+  for (uint32_t i = 0; i < lines_.size(); ++i) {
+    if (lines_[i].cond_sym == kNone) {
+      kept_[i] = true;
+      work.push_back(i);
+    }
+  }
+  while (!work.empty()) {
+    uint32_t i = work.back();
+    work.pop_back();
+    const LineRec& l = lines_[i];
+    for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
+      SymRec& s = syms_[occs_[k].sym];
+      if (s.live) continue;
+      if (occs_[k].is_def && lines_[i].cond_sym == occs_[k].sym) continue;  // own definition
+      s.live = true;
+      uint32_t d = s.def_line;
+      if (d != kNone && !kept_[d] && lines_[d].cond_sym == occs_[k].sym) {
+        kept_[d] = true;
+        work.push_back(d);
+      }
+    }
+  }
+  // Symbols defined on a conditional line that never became live can still
+  // be named by conditional lines elsewhere; those lines are gone too.
+}
+
+void Engine::number_symbols() {
+  std::vector<std::pair<std::string_view, uint64_t>> counters;
+  for (uint32_t u = 0; u < units_.size(); ++u) {
+    counters.clear();
+    for (uint32_t i : unit_lines_[u]) {
+      const LineRec& l = lines_[i];
+      for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
+        SymRec& s = syms_[occs_[k].sym];
+        if (s.unit == kNone || s.resolved) continue;
+        uint64_t* c = nullptr;
+        for (auto& [mask, n] : counters) {
+          if (mask == s.mask) {
+            c = &n;
+            break;
+          }
+        }
+        if (!c) {
+          counters.emplace_back(s.mask, 0);
+          c = &counters.back().second;
+        }
+        s.canonical = (*c)++;
+        s.resolved = true;
+      }
+    }
+  }
+}
+
+uint64_t Engine::resolve(uint32_t sym, int depth, int32_t* min_ref) {
+  SymRec& r = syms_[sym];
+  uint64_t seed = static_cast<uint64_t>(r.cls) * 0x9E3779B97F4A7C15ull + 1;
+  if (r.resolved) return r.canonical;
+  if (r.stack_pos >= 0) {  // a cycle: name it by its distance on the stack
+    *min_ref = std::min(*min_ref, r.stack_pos);
+    uint64_t dist = stack_.size() - static_cast<uint64_t>(r.stack_pos);
+    return hash64(std::string_view(reinterpret_cast<const char*>(&dist), sizeof dist), seed ^ 7);
+  }
+  if (r.dropped) {
+    r.canonical = hash64("dropped", seed);
+    r.resolved = true;
+    return r.canonical;
+  }
+  if (r.def_line == kNone || depth > kMaxResolveDepth || resolve_budget_ == 0) {
+    // Never defined (or pathological input): the name is all we know.
+    r.canonical = hash64(r.name, seed ^ 0x5555);
+    r.resolved = true;
+    return r.canonical;
+  }
+  --resolve_budget_;
+  int32_t my_pos = static_cast<int32_t>(stack_.size());
+  r.stack_pos = my_pos;
+  stack_.push_back(sym);
+  const LineRec& l = lines_[r.def_line];
+  std::string content;
+  uint32_t pos = std::min(r.def_shape, l.shape_end);
+  int32_t sub_min = INT32_MAX;
+  for (uint32_t k = r.def_occ; k < l.occ_end; ++k) {
+    const Occ& o = occs_[k];
+    if (o.shape_off < pos) continue;
+    content.append(shape_, pos, o.shape_off - pos);
+    const SymRec& t = syms_[o.sym];
+    uint64_t c = t.canonical;
+    if (t.unit == kNone) c = resolve(o.sym, depth + 1, &sub_min);
+    append_canonical_name(content, t.cls, t.mask, c);
+    pos = o.shape_off + o.mask_len;
+  }
+  content.append(shape_, pos, l.shape_end - pos);
+  uint64_t h = hash64(content, seed);
+  stack_.pop_back();
+  SymRec& r2 = syms_[sym];
+  r2.stack_pos = -1;
+  if (sub_min >= my_pos) {
+    r2.canonical = h;
+    r2.resolved = true;
+  } else {
+    *min_ref = std::min(*min_ref, sub_min);
+  }
+  return h;
+}
+
+void Engine::resolve_py() {
+  for (uint32_t i = 0; i < lines_.size(); ++i) {
+    LineRec& l = lines_[i];
+    if (l.py_line >= 0 || l.py_sym == kNone) continue;
+    uint32_t s = l.py_sym;
+    for (int step = 0; step < kMaxPyChain && s != kNone; ++step) {
+      const SymRec& r = syms_[s];
+      if (r.py_line >= 0) {
+        l.py_line = r.py_line;
+        break;
+      }
+      s = r.py_sym;
+    }
+  }
+}
+
+// ------------------------------------------------------------- printing ----
+
+void Engine::append_line(std::string& out, const LineRec& l) const {
+  uint32_t pos = l.shape_begin;
+  for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
+    const Occ& o = occs_[k];
+    out.append(shape_, pos, o.shape_off - pos);
+    const SymRec& s = syms_[o.sym];
+    append_canonical_name(out, s.cls, s.mask, s.canonical);
+    pos = o.shape_off + o.mask_len;
+  }
+  out.append(shape_, pos, l.shape_end - pos);
+  out.push_back('\n');
+}
+
+void Engine::append_unit(std::string& out, uint32_t unit) const {
+  std::vector<std::string> order_free;
+  for (uint32_t i : unit_lines_[unit]) {
+    const LineRec& l = lines_[i];
+    if (l.order_free) {
+      order_free.emplace_back();
+      append_line(order_free.back(), l);
+    } else {
+      append_line(out, l);
+    }
+  }
+  std::sort(order_free.begin(), order_free.end());
+  for (const std::string& s : order_free) out += s;
+}
+
+std::string Engine::canonical() const {
+  std::string out;
+  out.reserve(shape_.size() + shape_.size() / 8 + 16);
+  for (uint32_t u = 0; u < units_.size(); ++u) append_unit(out, u);
+  return out;
+}
+
+std::string Engine::display_of(const LineRec& l, std::vector<uint32_t>* occ_disp) const {
+  std::string out;
+  uint32_t k = l.occ_begin;
+  auto copy = [&](uint32_t from, uint32_t to) {
+    for (; k < l.occ_end && occs_[k].src_off < to; ++k) {
+      uint32_t o = occs_[k].src_off;
+      occ_disp->push_back(static_cast<uint32_t>(out.size() + (o >= from ? o - from : 0)));
+    }
+    out.append(base_ + from, to - from);
+  };
+  uint32_t pos = l.src_begin;
+  for (uint32_t d = l.drop_begin; d < l.drop_end; ++d) {
+    uint32_t from = std::max(drops_[d].from, pos);
+    uint32_t to = std::min(drops_[d].to, l.src_end);
+    if (from >= to) continue;
+    copy(pos, from);
+    while (!out.empty() && is_space(out.back())) out.pop_back();
+    pos = to;
+  }
+  copy(pos, l.src_end);
+  while (k < l.occ_end) {  // cannot happen for well-formed handlers; keep 1:1
+    occ_disp->push_back(static_cast<uint32_t>(out.size()));
+    ++k;
+  }
+  while (!out.empty() && is_space(out.back())) out.pop_back();
+  size_t lead = 0;
+  while (lead < out.size() && is_space(out[lead])) ++lead;
+  if (lead) {
+    out.erase(0, lead);
+    for (uint32_t& o : *occ_disp) o = o >= lead ? static_cast<uint32_t>(o - lead) : 0;
+  }
+  return out;
+}
+
+Module Engine::build_module() const {
+  Module m;
+  m.dialect = dialect_;
+  m.file = text_.name();
+  m.input_bytes = text_.size();
+  m.resources = resources_;
+  m.units.resize(units_.size());
+  std::vector<uint32_t> sym_ids(syms_.size(), kNone);
+  std::vector<uint32_t> disp;
+  std::string all;
+  for (uint32_t u = 0; u < units_.size(); ++u) {
+    Unit& unit = m.units[u];
+    unit.name = std::string(units_[u].name);
+    unit.lines.reserve(unit_lines_[u].size());
+    for (uint32_t i : unit_lines_[u]) {
+      const LineRec& l = lines_[i];
+      Line line;
+      line.line_no = l.line_no;
+      line.depth = l.depth;
+      line.py_line = l.py_line;
+      line.order_free = l.order_free;
+      line.op.assign(base_ + l.op_off, l.op_len);
+      line.callee.assign(base_ + l.callee_off, l.callee_len);
+      line.shape.assign(shape_, l.shape_begin, l.shape_end - l.shape_begin);
+      disp.clear();
+      line.display = display_of(l, &disp);
+      line.symbols.reserve(l.occ_end - l.occ_begin);
+      for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
+        const Occ& o = occs_[k];
+        uint32_t& id = sym_ids[o.sym];
+        if (id == kNone) {
+          const SymRec& s = syms_[o.sym];
+          id = static_cast<uint32_t>(m.symbols.size());
+          Symbol sym;
+          sym.name = std::string(s.name);
+          sym.cls = s.cls;
+          sym.unit = s.unit == kNone ? -1 : static_cast<int32_t>(s.unit);
+          sym.canonical = s.canonical;
+          m.symbols.push_back(std::move(sym));
+        }
+        SymbolRef r;
+        r.id = id;
+        r.offset = disp[k - l.occ_begin];
+        r.length = std::min<uint32_t>(o.src_len, static_cast<uint32_t>(line.display.size()) -
+                                                     std::min<uint32_t>(r.offset, line.display.size()));
+        r.is_def = o.is_def;
+        r.shape_offset = o.shape_off - l.shape_begin;
+        r.shape_length = o.mask_len;
+        line.symbols.push_back(r);
+      }
+      unit.lines.push_back(std::move(line));
+    }
+    std::string text;
+    append_unit(text, u);
+    unit.hash = hash64(text);
+    all += text;
+  }
+  m.hash = hash64(all);
+  return m;
+}
+
+}  // namespace ksnap::norm::detail

@@ -1,0 +1,58 @@
+// Small token predicates shared by the dialect handlers.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "ksnap/ir/lexer.h"
+
+namespace ksnap::norm::detail {
+
+using TokenSpan = std::span<const ir::Token>;
+
+inline bool is_punct(const ir::Token& t, char c) {
+  return t.kind == ir::TokenKind::kPunct && t.text.size() == 1 && t.text[0] == c;
+}
+inline bool is_bare(const ir::Token& t, std::string_view s) {
+  return t.kind == ir::TokenKind::kBareId && t.text == s;
+}
+/// The byte right after the token (the NUL sentinel at the end: safe).
+inline char char_after(const ir::Token& t) { return t.text.data()[t.text.size()]; }
+
+/// Decimal integer value of `s` (optional '-'), or `fallback`.
+inline int64_t parse_int(std::string_view s, int64_t fallback = -1) {
+  int64_t v = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  return (r.ec == std::errc() && r.ptr == s.data() + s.size()) ? v : fallback;
+}
+
+/// `@name` / `@"name"` -> `name`.
+inline std::string_view symbol_name(std::string_view s) {
+  if (!s.empty() && s[0] == '@') s.remove_prefix(1);
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+/// All digits (and non-empty) after the first char: `!12`, `#3`, `%7`.
+inline bool numbered(std::string_view s) {
+  if (s.size() < 2) return false;
+  for (size_t i = 1; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  return true;
+}
+
+/// Index of the token closing the bracket opened at toks[open] (same line),
+/// or toks.size() - 1 when it stays open.
+inline size_t match_close(TokenSpan toks, size_t open, char o, char c) {
+  int depth = 0;
+  for (size_t i = open; i < toks.size(); ++i) {
+    if (is_punct(toks[i], o)) ++depth;
+    else if (is_punct(toks[i], c) && --depth == 0) return i;
+  }
+  return toks.size() - 1;
+}
+
+}  // namespace ksnap::norm::detail

@@ -1,0 +1,254 @@
+// LLVM IR rules. Worked example:
+//
+//   ; Function Attrs: nounwind
+//   define ptx_kernel void @k(ptr addrspace(1) %0, i32 %1) #0 !dbg !4 {
+//   7:                                    ; preds = %2
+//     %8 = phi i32 [ 0, %2 ], [ %9, %7 ]
+//     %9 = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x(), !dbg !7
+//   attributes #0 = { nounwind }
+//   !7 = !DILocation(line: 8, column: 24, scope: !4)
+//
+// gives (shapes)
+//   "define ptx_kernel void @k ( ptr addrspace ( 1 ) %_ , i32 %_ ) #attrs {"
+//   "^:"
+//   "%_ = phi i32 [ 0 , ^ ] , [ %_ , ^ ]"
+//   "%_ = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x ( )"   op "call", callee
+//                                     "llvm.nvvm.read.ptx.sreg.tid.x", py_line 8
+//   "#attrs = { nounwind }"          (order-free; #0 is named by its content)
+// The comment, `!dbg` attachments and all DI* metadata are gone; `!N` nodes
+// that only debug info used are dropped with it.
+#include <memory>
+
+#include "normalize/engine.h"
+#include "normalize/handler_util.h"
+
+namespace ksnap::norm::detail {
+namespace {
+
+using ir::TokenKind;
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+class LlvmHandler : public DialectHandler {
+ public:
+  void line(Engine& e, TokenSpan toks) override;
+
+ private:
+  void metadata_definition(Engine& e, TokenSpan toks);
+  void emit(Engine& e, TokenSpan toks, size_t from, bool results, bool all_defs, bool phi);
+
+  uint32_t unit_depth_ = 0;
+};
+
+void LlvmHandler::metadata_definition(Engine& e, TokenSpan toks) {
+  const NormalizeOptions& o = e.opts();
+  uint32_t s = e.global(toks[0].text, SymbolClass::kMetadata, kMetadataMask);
+  size_t k = 2;
+  if (k < toks.size() && is_bare(toks[k], "distinct")) ++k;
+  bool debug = k < toks.size() && toks[k].kind == TokenKind::kBangId &&
+               (starts_with(toks[k].text, "!DI") || starts_with(toks[k].text, "!DW"));
+  for (size_t i = k; i + 2 < toks.size(); ++i) {
+    if (debug && is_bare(toks[i], "line") && is_punct(toks[i + 1], ':') &&
+        toks[i + 2].kind == TokenKind::kInteger) {
+      e.sym(s).py_line = static_cast<int32_t>(parse_int(toks[i + 2].text));
+      break;
+    }
+  }
+  if (!debug) {  // module flags that only describe debug info
+    for (size_t i = k; i < toks.size(); ++i) {
+      if (toks[i].kind == TokenKind::kString &&
+          (toks[i].text == "\"Debug Info Version\"" || toks[i].text == "\"Dwarf Version\"")) {
+        debug = true;
+        break;
+      }
+    }
+  }
+  if (debug && o.drop_locations) {
+    e.sym(s).dropped = true;
+    e.skip_line();
+    return;
+  }
+  if (!o.rename_metadata) {
+    emit(e, toks, 0, false, false, false);
+    return;
+  }
+  e.symbol(s, toks[0].text, true);
+  e.text(toks[1].text);
+  e.define(s);
+  e.cur().cond_sym = s;
+  e.cur().order_free = true;
+  emit(e, toks, 2, false, false, false);
+}
+
+void LlvmHandler::line(Engine& e, TokenSpan toks) {
+  if (toks.empty()) return;
+  const NormalizeOptions& o = e.opts();
+  const ir::Token& t0 = toks[0];
+  switch (t0.kind) {
+    case TokenKind::kBareId:
+      if (t0.text == "source_filename" && o.drop_locations) {
+        e.skip_line();
+        return;
+      }
+      if (t0.text == "attributes" && toks.size() >= 3 && toks[1].kind == TokenKind::kHashId &&
+          is_punct(toks[2], '=') && o.rename_metadata) {
+        uint32_t s = e.global(toks[1].text, SymbolClass::kAttrGroup, kAttrGroupMask);
+        e.text(t0.text);
+        e.symbol(s, toks[1].text, true);
+        e.text(toks[2].text);
+        e.define(s);
+        e.cur().cond_sym = s;
+        e.cur().order_free = true;
+        emit(e, toks, 3, false, false, false);
+        return;
+      }
+      break;
+    case TokenKind::kBangId:
+      if (toks.size() >= 2 && is_punct(toks[1], '=')) {
+        if (numbered(t0.text)) {
+          metadata_definition(e, toks);
+          return;
+        }
+        if ((t0.text == "!llvm.dbg.cu" && o.drop_locations) ||
+            (t0.text == "!llvm.ident" && o.drop_ident)) {
+          e.skip_line();
+          return;
+        }
+      }
+      break;
+    case TokenKind::kHashId:
+      if (starts_with(t0.text, "#dbg_") && o.drop_locations) {  // debug records
+        e.skip_line();
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  // The op: after `%x =`, past `tail` / `musttail` / `notail`.
+  bool results = t0.kind == TokenKind::kValueId && toks.size() >= 2 && is_punct(toks[1], '=');
+  size_t at = results ? 2 : 0;
+  while (at < toks.size() && (is_bare(toks[at], "tail") || is_bare(toks[at], "musttail") ||
+                              is_bare(toks[at], "notail"))) {
+    ++at;
+  }
+  std::string_view op;
+  if (at < toks.size() && toks[at].kind == TokenKind::kBareId) op = toks[at].text;
+  bool started = false;
+  if (!op.empty()) {
+    e.set_op(op);
+    if (op == "call" || op == "invoke" || op == "callbr") {
+      for (size_t i = at + 1; i < toks.size(); ++i) {
+        if (toks[i].kind == TokenKind::kSymbolRef) {
+          std::string_view callee = symbol_name(toks[i].text);
+          if (starts_with(callee, "llvm.dbg.") && o.drop_locations) {
+            e.skip_line();
+            return;
+          }
+          e.set_callee(callee);
+          break;
+        }
+        if (is_bare(toks[i], "asm")) {
+          e.set_callee(toks[i].text);
+          break;
+        }
+      }
+    } else if (op == "define" && !e.in_unit() && e.depth_after() > e.depth_before()) {
+      for (size_t i = at + 1; i < toks.size(); ++i) {
+        if (toks[i].kind == TokenKind::kSymbolRef) {
+          e.start_unit(symbol_name(toks[i].text));
+          unit_depth_ = e.depth_before();
+          started = true;
+          break;
+        }
+      }
+    }
+  }
+  emit(e, toks, 0, results, op == "define", op == "phi");
+  if (e.in_unit() && !started && e.depth_after() <= unit_depth_) e.end_unit();
+}
+
+void LlvmHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results, bool all_defs,
+                       bool phi) {
+  const NormalizeOptions& o = e.opts();
+  for (size_t i = from; i < toks.size(); ++i) {
+    const ir::Token& t = toks[i];
+    switch (t.kind) {
+      case TokenKind::kComment:
+        e.comment(t, o.drop_comments);
+        continue;
+      case TokenKind::kLabelDef:
+        if (o.rename_blocks) {
+          e.label(t, kBlockMask, false);
+        } else {
+          e.text(t.text);
+        }
+        continue;
+      case TokenKind::kValueId: {
+        bool is_block = (i > 0 && is_bare(toks[i - 1], "label")) ||
+                        (phi && i + 1 < toks.size() && is_punct(toks[i + 1], ']'));
+        if (is_block) {
+          if (o.rename_blocks) {
+            e.symbol(e.block(t.text.substr(1)), t.text, false);
+          } else {
+            e.text(t.text);
+          }
+        } else if (o.rename_values) {
+          e.symbol(e.value(t.text), t.text, all_defs || (results && i == 0));
+        } else {
+          e.text(t.text);
+        }
+        continue;
+      }
+      case TokenKind::kPunct:
+        // `, !dbg !7` and the define line's ` !dbg !4`: the op's location.
+        if (is_punct(t, ',') && i + 2 < toks.size() && toks[i + 1].text == "!dbg" &&
+            numbered(toks[i + 2].text) && o.drop_locations) {
+          e.cur().py_sym = e.global(toks[i + 2].text, SymbolClass::kMetadata, kMetadataMask);
+          e.drop(t, toks[i + 2]);
+          i += 2;
+          continue;
+        }
+        e.text(t.text);
+        continue;
+      case TokenKind::kBangId:
+        if (t.text == "!dbg" && i + 1 < toks.size() && numbered(toks[i + 1].text)) {
+          e.cur().py_sym = e.global(toks[i + 1].text, SymbolClass::kMetadata, kMetadataMask);
+          if (o.drop_locations) {
+            e.drop(t, toks[i + 1]);
+            ++i;
+            continue;
+          }
+        }
+        if (numbered(t.text) && o.rename_metadata) {
+          e.symbol(e.global(t.text, SymbolClass::kMetadata, kMetadataMask), t.text, false);
+        } else {
+          e.text(t.text);
+        }
+        continue;
+      case TokenKind::kHashId:
+        if (numbered(t.text) && o.rename_metadata) {
+          e.symbol(e.global(t.text, SymbolClass::kAttrGroup, kAttrGroupMask), t.text, false);
+        } else {
+          e.text(t.text);
+        }
+        continue;
+      case TokenKind::kString:
+        if (o.drop_ident && i >= 2 && is_punct(toks[i - 1], ':') && is_bare(toks[i - 2], "producer")) {
+          e.drop(t, t);
+          continue;
+        }
+        e.text(t.text);
+        continue;
+      default:
+        e.text(t.text);
+        continue;
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<DialectHandler> make_llvm_handler() { return std::make_unique<LlvmHandler>(); }
+
+}  // namespace ksnap::norm::detail

@@ -1,0 +1,228 @@
+// MLIR rules (TTIR, TTGIR, any MLIR text). Worked example:
+//
+//   #blocked1 = #ttg.blocked<{sizePerThread = [2], order = [0]}>
+//   #loc3 = loc("/w/kernels.py":9:24)
+//   #loc20 = loc("block_start"(#loc3))
+//   tt.func public @k(%x_ptr: !tt.ptr<f32> loc("x_ptr"(#loc))) {
+//     %block_start = arith.muli %pid, %c256_i32 : tensor<4xi32, #blocked1> loc(#loc20)
+//
+// gives, for the last line,
+//   shape   "%_ = arith.muli %_ , %_ : tensor < 4xi32 , #blocked >"
+//   display "%block_start = arith.muli %pid, %c256_i32 : tensor<4xi32, #blocked1>"
+//   op "arith.muli", py_line 9 (#loc20 -> #loc3 -> line 9)
+// The `#loc` table lines vanish; `#blocked1 = ...` is an order-free line whose
+// symbol is named by the hash of `#ttg.blocked < { ... } >`.
+#include <memory>
+
+#include "normalize/engine.h"
+#include "normalize/handler_util.h"
+
+namespace ksnap::norm::detail {
+namespace {
+
+using ir::TokenKind;
+
+/// `#blocked1`, `!alias`, `#loc3`: an alias name (no dialect dot) that is not
+/// the start of an opaque dialect attribute `#dialect<...>`.
+bool is_alias(const ir::Token& t) {
+  if (t.kind != TokenKind::kHashId && t.kind != TokenKind::kBangId) return false;
+  if (t.text.size() < 2 || t.text.find('.') != std::string_view::npos) return false;
+  return char_after(t) != '<';
+}
+
+/// `#blocked12` -> `#blocked` (the class of the alias, stable across builds).
+std::string_view alias_mask(std::string_view name) {
+  size_t n = name.size();
+  while (n > 1 && name[n - 1] >= '0' && name[n - 1] <= '9') --n;
+  return name.substr(0, n);
+}
+
+class MlirHandler : public DialectHandler {
+ public:
+  void line(Engine& e, TokenSpan toks) override;
+
+ private:
+  void alias_definition(Engine& e, TokenSpan toks);
+  void emit(Engine& e, TokenSpan toks, size_t from, bool results);
+  /// Python line of a `loc(...)` spanning toks[open..close]: the first file
+  /// location or location alias inside (callee of a callsite, child of a
+  /// name-loc, first of a fused).
+  void location_ref(Engine& e, TokenSpan toks, size_t open, size_t close, int32_t* line,
+                    uint32_t* sym);
+
+  uint32_t unit_depth_ = 0;
+};
+
+void MlirHandler::location_ref(Engine& e, TokenSpan toks, size_t open, size_t close,
+                               int32_t* line, uint32_t* sym) {
+  for (size_t i = open + 1; i < close; ++i) {
+    const ir::Token& t = toks[i];
+    if (t.kind == TokenKind::kHashId && is_alias(t)) {
+      *sym = e.global(t.text, SymbolClass::kAlias, alias_mask(t.text));
+      *line = -1;
+      return;
+    }
+    if (t.kind == TokenKind::kString && i + 2 < close && is_punct(toks[i + 1], ':') &&
+        toks[i + 2].kind == TokenKind::kInteger) {
+      *line = static_cast<int32_t>(parse_int(toks[i + 2].text));
+      *sym = kNone;
+      return;
+    }
+  }
+}
+
+void MlirHandler::alias_definition(Engine& e, TokenSpan toks) {
+  const NormalizeOptions& o = e.opts();
+  const ir::Token& name = toks[0];
+  uint32_t s = e.global(name.text, SymbolClass::kAlias, alias_mask(name.text));
+  if (toks.size() >= 4 && is_bare(toks[2], "loc") && is_punct(toks[3], '(')) {
+    SymRec& r = e.sym(s);
+    location_ref(e, toks, 3, match_close(toks, 3, '(', ')'), &r.py_line, &r.py_sym);
+    if (o.drop_locations) {
+      e.skip_line();
+      return;
+    }
+  }
+  if (!o.rename_aliases) {
+    emit(e, toks, 0, false);
+    return;
+  }
+  e.symbol(s, name.text, true);
+  e.text(toks[1].text);
+  e.define(s);
+  e.cur().cond_sym = s;
+  e.cur().order_free = true;
+  emit(e, toks, 2, false);
+}
+
+void MlirHandler::line(Engine& e, TokenSpan toks) {
+  if (toks.empty()) return;
+  const ir::Token& t0 = toks[0];
+  if (is_alias(t0) && toks.size() >= 2 && is_punct(toks[1], '=')) {
+    alias_definition(e, toks);
+    return;
+  }
+  // The op: after `%results =`, or the first word (`tt.store`, `scf.yield`),
+  // or the generic form's string (`"tt.reduce"(...)`).
+  bool results = t0.kind == TokenKind::kValueId;
+  size_t op_at = 0;
+  if (results) {
+    op_at = toks.size();
+    for (size_t i = 1; i < toks.size(); ++i) {
+      if (is_punct(toks[i], '=')) {
+        op_at = i + 1;
+        break;
+      }
+    }
+  }
+  std::string_view op;
+  if (op_at < toks.size()) {
+    const ir::Token& t = toks[op_at];
+    if (t.kind == TokenKind::kBareId) op = t.text;
+    else if (t.kind == TokenKind::kString && t.text.size() >= 2) op = t.text.substr(1, t.text.size() - 2);
+  }
+  bool started = false;
+  if (!op.empty()) {
+    e.set_op(op);
+    bool is_func = op == "func" || (op.size() > 5 && op.substr(op.size() - 5) == ".func");
+    bool is_call = op == "call" || (op.size() > 5 && op.substr(op.size() - 5) == ".call");
+    if (is_func || is_call) {
+      for (size_t i = op_at + 1; i < toks.size(); ++i) {
+        if (toks[i].kind != TokenKind::kSymbolRef) continue;
+        std::string_view name = symbol_name(toks[i].text);
+        if (is_call) {
+          e.set_callee(name);
+        } else if (!e.in_unit() && e.depth_after() > e.depth_before()) {
+          e.start_unit(name);
+          unit_depth_ = e.depth_before();
+          started = true;
+        }
+        break;
+      }
+    }
+  }
+  emit(e, toks, 0, results);
+  if (e.in_unit() && !started && e.depth_after() <= unit_depth_) e.end_unit();
+}
+
+void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
+  const NormalizeOptions& o = e.opts();
+  bool before_eq = results;
+  int paren = 0;
+  for (size_t i = from; i < toks.size(); ++i) {
+    const ir::Token& t = toks[i];
+    switch (t.kind) {
+      case TokenKind::kComment:
+        e.comment(t, o.drop_comments);
+        continue;
+      case TokenKind::kBareId:
+        if (t.text == "loc" && i + 1 < toks.size() && is_punct(toks[i + 1], '(')) {
+          size_t close = match_close(toks, i + 1, '(', ')');
+          if (paren <= 0) {  // the op's own location, not an argument's
+            location_ref(e, toks, i + 1, close, &e.cur().py_line, &e.cur().py_sym);
+          }
+          if (o.drop_locations) {
+            e.drop(t, toks[close]);
+            i = close;
+            continue;
+          }
+        }
+        e.text(t.text);
+        continue;
+      case TokenKind::kValueId: {
+        if (!o.rename_values) {
+          e.text(t.text);
+          continue;
+        }
+        std::string_view key = t.text, suffix;
+        size_t hash = key.find('#', 1);
+        if (hash != std::string_view::npos) {  // %0#1: result 1 of %0
+          suffix = key.substr(hash);
+          key = key.substr(0, hash);
+        }
+        bool def = before_eq;
+        if (!def && i + 1 < toks.size()) {
+          const ir::Token& n = toks[i + 1];
+          // `%acc = %init` in iter_args / `scf.for %iv = ...`; `%arg0: i32`
+          // (block and function arguments print the colon glued on).
+          def = is_punct(n, '=') || (is_punct(n, ':') && n.text.data() == t.text.data() + t.text.size());
+        }
+        e.symbol(e.value(key), key, def, suffix);
+        continue;
+      }
+      case TokenKind::kBlockId:
+        if (o.rename_blocks) {
+          e.symbol(e.block(t.text), t.text, i == 0);
+        } else {
+          e.text(t.text);
+        }
+        continue;
+      case TokenKind::kHashId:
+      case TokenKind::kBangId:
+        if (o.rename_aliases && is_alias(t)) {
+          e.symbol(e.global(t.text, SymbolClass::kAlias, alias_mask(t.text)), t.text, false);
+        } else {
+          e.text(t.text);
+        }
+        continue;
+      case TokenKind::kPunct:
+        if (t.text.size() == 1) {
+          char c = t.text[0];
+          if (c == '(') ++paren;
+          else if (c == ')') --paren;
+          else if (c == '=' && paren == 0) before_eq = false;
+        }
+        e.text(t.text);
+        continue;
+      default:
+        e.text(t.text);
+        continue;
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<DialectHandler> make_mlir_handler() { return std::make_unique<MlirHandler>(); }
+
+}  // namespace ksnap::norm::detail
