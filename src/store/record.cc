@@ -1,0 +1,242 @@
+// Recording a capture as one commit.
+//
+// Worked example: commit 2 of a suite where only matmul's TTGIR changed.
+//   every stage file is read and hashed raw (XXH3-128): the 94 unchanged texts
+//   hit raw_index, so they are neither normalized nor compressed again;
+//   matmul.ttgir misses, is normalized -> "n:mlir:<hash>", which is new, so
+//   it is compressed and becomes the one new blob; matmul's variant record and
+//   the tree change (two small rows); then one transaction inserts blob,
+//   record, tree, commit and parent rows. A noise-only change (other SSA
+//   names, paths) normalizes to an existing id: a raw_index row, no blob.
+#include <ctime>
+#include <map>
+#include <set>
+
+#include "ksnap/store/store.h"
+#include "ksnap/support/hash.h"
+#include "store/codec.h"
+#include "store/store_impl.h"
+#include "store/variant_codec.h"
+
+namespace ksnap::store {
+
+namespace {
+
+struct NewBlob {
+  std::string raw_hash;
+  int64_t raw_size = 0;
+  std::string data;  // zstd frame
+};
+
+struct NewVariant {
+  std::string kernel;
+  int64_t size = 0;
+  std::string data;  // zstd frame of the record JSON
+  std::vector<StoredStage> stages;
+};
+
+/// The path of a stage file inside its capture, for messages and exports.
+std::string capture_path(const build::Build& b, const build::Variant& v,
+                         const build::StageFile& f) {
+  std::string root = b.root;
+  while (!root.empty() && root.back() == '/') root.pop_back();
+  if (!root.empty() && f.path.size() > root.size() + 1 && f.path.compare(0, root.size(), root) == 0 &&
+      f.path[root.size()] == '/')
+    return f.path.substr(root.size() + 1);
+  // Stage files of a build loaded from the store are spelled "<sha12>:<path>".
+  size_t colon = f.path.find(':');
+  if (b.kind == build::BuildKind::kMemory && colon != std::string::npos)
+    return f.path.substr(colon + 1);
+  return "cache/" + v.cache_dir + "/" + v.kernel + "." + f.stage;
+}
+
+Expected<bool> exists(Db& db, const char* sql, const std::string& key) {
+  KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare(sql));
+  q.bind(1, key);
+  return q.step();
+}
+
+Expected<std::optional<std::string>> lookup_raw(Db& db, const std::string& raw_hash) {
+  KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("SELECT blob FROM raw_index WHERE raw_hash=?"));
+  q.bind(1, raw_hash);
+  KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
+  if (!row) return std::optional<std::string>();
+  return std::optional<std::string>(q.text(0));
+}
+
+}  // namespace
+
+Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& o) {
+  if (o.sha.empty()) return make_error(ErrorCode::kInvalidArgument, "record needs a commit id");
+  Db& db = impl_->db;
+  RecordStats st;
+
+  // 1. Outside any write lock: read, hash, normalize and compress what is new.
+  std::map<std::string, NewBlob> new_blobs;           // blob id -> blob
+  std::map<std::string, std::string> new_raw_index;   // raw hash -> blob id
+  std::map<std::string, NewVariant> new_variants;     // record id -> record
+  std::vector<std::string> variant_ids;
+  for (const build::Variant& v : b.variants) {
+    std::vector<StoredStage> stages;
+    for (const build::StageFile& f : v.stages) {
+      KSNAP_ASSIGN_OR_RETURN(TextBuffer text, build::read_stage(f));
+      ++st.stages;
+      st.input_bytes += text.size();
+      std::string raw_hash = hash128_hex(text.view());
+      std::string id;
+      auto seen = new_raw_index.find(raw_hash);
+      if (seen != new_raw_index.end()) {
+        id = seen->second;
+      } else {
+        KSNAP_ASSIGN_OR_RETURN(std::optional<std::string> known, lookup_raw(db, raw_hash));
+        if (known) {
+          id = *known;
+        } else {
+          std::string warning;
+          id = blob_id_for(f.stage, text, &warning);
+          if (!warning.empty()) st.warnings.push_back(warning);
+          new_raw_index[raw_hash] = id;
+        }
+      }
+      if (!new_blobs.count(id)) {
+        KSNAP_ASSIGN_OR_RETURN(bool have, exists(db, "SELECT 1 FROM blobs WHERE id=?", id));
+        if (!have) {
+          NewBlob nb{raw_hash, static_cast<int64_t>(text.size()), compress(text.view(), o.level)};
+          st.new_raw_bytes += text.size();
+          st.new_blob_bytes += nb.data.size();
+          new_blobs.emplace(id, std::move(nb));
+        }
+      }
+      stages.push_back(StoredStage{f.stage, id, capture_path(b, v, f)});
+    }
+    std::string json_text = encode_variant(v, stages);
+    std::string rid = content_id(json_text);
+    variant_ids.push_back(rid);
+    if (!new_variants.count(rid)) {
+      KSNAP_ASSIGN_OR_RETURN(bool have, exists(db, "SELECT 1 FROM variants WHERE id=?", rid));
+      if (!have)
+        new_variants.emplace(rid, NewVariant{v.kernel, static_cast<int64_t>(json_text.size()),
+                                             compress(json_text, o.level), std::move(stages)});
+    }
+  }
+  st.variants = b.variants.size();
+  st.new_blobs = new_blobs.size();
+  st.reused_blobs = st.stages - st.new_blobs;
+  st.new_variants = new_variants.size();
+  const std::string tree_id =
+      content_id(tree_text(b.name, b.triton_version, b.arch, b.format_version, variant_ids));
+
+  // 2. One write transaction: everything of this commit or nothing.
+  KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, true));
+  KSNAP_ASSIGN_OR_RETURN(Stmt old, db.prepare("SELECT tree FROM commits WHERE sha=?"));
+  old.bind(1, o.sha);
+  KSNAP_ASSIGN_OR_RETURN(bool had, old.step());
+  if (had) {
+    if (old.text(0) == tree_id) {
+      st.already_recorded = true;
+      st.new_blobs = st.new_variants = 0;
+      st.new_blob_bytes = st.new_raw_bytes = 0;
+      return st;  // the transaction rolls back: nothing to write
+    }
+    if (!o.replace)
+      return make_error(ErrorCode::kInvalidArgument,
+                        "commit " + o.sha +
+                            " is already recorded with another capture (pass --replace to "
+                            "overwrite it)",
+                        {impl_->path, 0, 0});
+    KSNAP_ASSIGN_OR_RETURN(Stmt d1, db.prepare("DELETE FROM commits WHERE sha=?"));
+    d1.bind(1, o.sha);
+    KSNAP_RETURN_IF_ERROR(d1.run());
+    KSNAP_ASSIGN_OR_RETURN(Stmt d2, db.prepare("DELETE FROM parents WHERE sha=?"));
+    d2.bind(1, o.sha);
+    KSNAP_RETURN_IF_ERROR(d2.run());
+    st.replaced = true;
+  }
+  {
+    KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare(
+                                       "INSERT OR IGNORE INTO blobs(id, raw_hash, raw_size, data) "
+                                       "VALUES(?, ?, ?, ?)"));
+    for (const auto& [id, nb] : new_blobs) {
+      q.reset();
+      q.bind(1, id);
+      q.bind(2, nb.raw_hash);
+      q.bind(3, nb.raw_size);
+      q.bind_blob(4, nb.data);
+      KSNAP_RETURN_IF_ERROR(q.run());
+    }
+  }
+  {
+    KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT OR IGNORE INTO raw_index VALUES(?, ?)"));
+    for (const auto& [raw, id] : new_raw_index) {
+      q.reset();
+      q.bind(1, raw);
+      q.bind(2, id);
+      KSNAP_RETURN_IF_ERROR(q.run());
+    }
+  }
+  {
+    KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT OR IGNORE INTO variants VALUES(?, ?, ?, ?)"));
+    KSNAP_ASSIGN_OR_RETURN(Stmt vb,
+                           db.prepare("INSERT OR IGNORE INTO variant_blobs VALUES(?, ?, ?)"));
+    for (const auto& [rid, nv] : new_variants) {
+      q.reset();
+      q.bind(1, rid);
+      q.bind(2, nv.kernel);
+      q.bind(3, nv.size);
+      q.bind_blob(4, nv.data);
+      KSNAP_RETURN_IF_ERROR(q.run());
+      for (const StoredStage& s : nv.stages) {
+        vb.reset();
+        vb.bind(1, rid);
+        vb.bind(2, s.stage);
+        vb.bind(3, s.blob);
+        KSNAP_RETURN_IF_ERROR(vb.run());
+      }
+    }
+  }
+  KSNAP_ASSIGN_OR_RETURN(bool have_tree, exists(db, "SELECT 1 FROM trees WHERE id=?", tree_id));
+  if (!have_tree) {
+    st.new_tree = true;
+    KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT INTO trees VALUES(?, ?, ?, ?, ?)"));
+    q.bind(1, tree_id);
+    q.bind(2, b.name);
+    q.bind(3, b.triton_version);
+    q.bind(4, b.arch);
+    q.bind(5, static_cast<int64_t>(b.format_version));
+    KSNAP_RETURN_IF_ERROR(q.run());
+    KSNAP_ASSIGN_OR_RETURN(Stmt tv, db.prepare("INSERT INTO tree_variants VALUES(?, ?, ?)"));
+    for (size_t i = 0; i < variant_ids.size(); ++i) {
+      tv.reset();
+      tv.bind(1, tree_id);
+      tv.bind(2, static_cast<int64_t>(i));
+      tv.bind(3, variant_ids[i]);
+      KSNAP_RETURN_IF_ERROR(tv.run());
+    }
+  }
+  {
+    KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare(
+                                       "INSERT INTO commits(sha, tree, date, recorded_at, subject) "
+                                       "VALUES(?, ?, ?, ?, ?)"));
+    q.bind(1, o.sha);
+    q.bind(2, tree_id);
+    q.bind(3, o.date);
+    q.bind(4, static_cast<int64_t>(std::time(nullptr)));
+    q.bind(5, o.subject);
+    KSNAP_RETURN_IF_ERROR(q.run());
+    KSNAP_ASSIGN_OR_RETURN(Stmt p, db.prepare("INSERT INTO parents VALUES(?, ?, ?)"));
+    std::set<std::string> seen;
+    int64_t idx = 0;
+    for (const std::string& parent : o.parents) {
+      if (parent.empty() || !seen.insert(parent).second) continue;
+      p.reset();
+      p.bind(1, o.sha);
+      p.bind(2, idx++);
+      p.bind(3, parent);
+      KSNAP_RETURN_IF_ERROR(p.run());
+    }
+  }
+  KSNAP_RETURN_IF_ERROR(t.commit());
+  return st;
+}
+
+}  // namespace ksnap::store

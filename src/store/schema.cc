@@ -1,0 +1,92 @@
+// The store's tables (docs/history-store.md explains them):
+//   commits ──tree──> trees ──tree_variants──> variants ──variant_blobs──> blobs
+//   parents: commit -> parent ids, raw_index: raw text hash -> blob id.
+#include <string>
+
+#include "store/store_impl.h"
+
+namespace ksnap::store {
+
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blobs(
+  id TEXT PRIMARY KEY,          -- n:<dialect>:<normalized hash> or r:<raw hash>
+  raw_hash TEXT NOT NULL,       -- XXH3-128 of the stored text
+  raw_size INTEGER NOT NULL,    -- bytes of the stored text
+  data BLOB NOT NULL);          -- zstd frame of the text
+CREATE TABLE IF NOT EXISTS raw_index(
+  raw_hash TEXT PRIMARY KEY,    -- XXH3-128 of a text seen by record
+  blob TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS variants(
+  id TEXT PRIMARY KEY,          -- XXH3-128 of the record JSON
+  kernel TEXT NOT NULL,
+  size INTEGER NOT NULL,        -- bytes of the record JSON
+  data BLOB NOT NULL);          -- zstd frame of the record JSON
+CREATE TABLE IF NOT EXISTS variant_blobs(
+  variant TEXT NOT NULL, stage TEXT NOT NULL, blob TEXT NOT NULL,
+  PRIMARY KEY(variant, stage)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS variant_blobs_blob ON variant_blobs(blob);
+CREATE TABLE IF NOT EXISTS trees(
+  id TEXT PRIMARY KEY,          -- XXH3-128 of the header and variant ids
+  name TEXT NOT NULL, triton_version TEXT NOT NULL, arch TEXT NOT NULL,
+  format_version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS tree_variants(
+  tree TEXT NOT NULL, idx INTEGER NOT NULL, variant TEXT NOT NULL,
+  PRIMARY KEY(tree, idx)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tree_variants_variant ON tree_variants(variant);
+CREATE TABLE IF NOT EXISTS commits(
+  seq INTEGER PRIMARY KEY,      -- record order
+  sha TEXT NOT NULL UNIQUE,
+  tree TEXT NOT NULL,
+  date INTEGER NOT NULL,        -- commit date, Unix seconds, 0 = unknown
+  recorded_at INTEGER NOT NULL,
+  subject TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS parents(
+  sha TEXT NOT NULL, idx INTEGER NOT NULL, parent TEXT NOT NULL,
+  PRIMARY KEY(sha, idx)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS parents_parent ON parents(parent);
+)sql";
+
+}  // namespace
+
+Status ensure_schema(Db& db) {
+  auto has_meta = db.query_int(
+      "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+  if (!has_meta) return has_meta.status();
+  if (*has_meta == 0) {
+    // Decide inside a write transaction, so that two processes creating the
+    // store at once do not mistake each other's fresh tables for a foreign database.
+    KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, true));
+    auto tables = db.query_int("SELECT count(*) FROM sqlite_master WHERE type='table'");
+    if (!tables) return tables.status();
+    auto meta_now = db.query_int(
+        "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+    if (!meta_now) return meta_now.status();
+    if (*tables != 0 && *meta_now == 0)
+      return make_error(ErrorCode::kCorrupt,
+                        "an SQLite database, but not a ksnap history store (no meta table)",
+                        {db.path(), 0, 0});
+    if (*tables == 0) {
+      KSNAP_RETURN_IF_ERROR(db.exec(kSchema));
+      KSNAP_RETURN_IF_ERROR(db.exec("INSERT INTO meta VALUES('schema_version', '" +
+                                    std::to_string(kSchemaVersion) + "')"));
+    }
+    KSNAP_RETURN_IF_ERROR(t.commit());
+  }
+  KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("SELECT value FROM meta WHERE key='schema_version'"));
+  KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
+  if (!row)
+    return make_error(ErrorCode::kCorrupt, "history store has no schema_version",
+                      {db.path(), 0, 0});
+  std::string v = q.text(0);
+  if (v != std::to_string(kSchemaVersion))
+    return make_error(ErrorCode::kUnsupported,
+                      "history store schema version " + v + "; this ksnap reads version " +
+                          std::to_string(kSchemaVersion),
+                      {db.path(), 0, 0});
+  return Status::ok();
+}
+
+}  // namespace ksnap::store

@@ -1,0 +1,269 @@
+#include "ksnap/store/store.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "ksnap/build/build.h"
+#include "store/test_util.h"
+
+namespace ksnap::store {
+namespace {
+
+using testing::corpus_build;
+using testing::ScratchDir;
+
+const std::string kSha1 = "1111111111111111111111111111111111111111";
+const std::string kSha2 = "2222222222222222222222222222222222222222";
+
+RecordOptions commit(const std::string& sha, std::vector<std::string> parents = {},
+                     int64_t date = 0) {
+  RecordOptions o;
+  o.sha = sha;
+  o.parents = std::move(parents);
+  o.date = date;
+  return o;
+}
+
+TEST(StoreTest, OpenWithoutCreateIsNotFound) {
+  ScratchDir dir;
+  auto s = Store::open(dir.file("none.db"));
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.status().code(), ErrorCode::kNotFound);
+  EXPECT_NE(s.status().to_string().find("none.db"), std::string::npos);
+}
+
+TEST(StoreTest, RefusesForeignSqliteFile) {
+  ScratchDir dir;
+  {
+    auto s = Store::open(dir.file("x.db"), true);
+    ASSERT_TRUE(s) << s.status().to_string();
+  }
+  // A file that is not SQLite at all.
+  std::ofstream(dir.file("junk.db")) << "this is not a database, just text\n";
+  auto j = Store::open(dir.file("junk.db"));
+  ASSERT_FALSE(j);
+  EXPECT_EQ(j.status().code(), ErrorCode::kCorrupt) << j.status().to_string();
+}
+
+TEST(StoreTest, CreatesParentFolder) {
+  ScratchDir dir;
+  auto s = Store::open(dir.file(".ksnap/sub/history.db"), true);
+  ASSERT_TRUE(s) << s.status().to_string();
+  EXPECT_TRUE(is_regular_file(dir.file(".ksnap/sub/history.db")));
+}
+
+TEST(StoreTest, RecordThenLoadGivesBackEveryStageText) {
+  std::string base = corpus_build("base");
+  if (base.empty()) GTEST_SKIP() << "no corpus";
+  ScratchDir dir;
+  auto b = build::load_build(base);
+  ASSERT_TRUE(b) << b.status().to_string();
+  auto s = Store::open(dir.file("h.db"), true);
+  ASSERT_TRUE(s) << s.status().to_string();
+  auto st = s->record(*b, commit(kSha1, {}, 1700000000));
+  ASSERT_TRUE(st) << st.status().to_string();
+  EXPECT_FALSE(st->already_recorded);
+  EXPECT_EQ(st->variants, b->variants.size());
+  EXPECT_GT(st->new_blobs, 0u);
+  EXPECT_LT(st->new_blob_bytes, st->new_raw_bytes / 3) << "zstd should shrink IR text well";
+
+  auto back = s->load(kSha1);
+  ASSERT_TRUE(back) << back.status().to_string();
+  EXPECT_EQ(back->kind, build::BuildKind::kMemory);
+  EXPECT_EQ(back->name, kSha1.substr(0, 12));
+  EXPECT_EQ(back->triton_version, b->triton_version);
+  ASSERT_EQ(back->variants.size(), b->variants.size());
+  for (size_t i = 0; i < b->variants.size(); ++i) {
+    const build::Variant& want = b->variants[i];
+    const build::Variant& got = back->variants[i];
+    EXPECT_EQ(got.id(), want.id());
+    EXPECT_EQ(got.key, want.key);
+    EXPECT_EQ(got.compile_options, want.compile_options);
+    EXPECT_EQ(got.resources, want.resources);
+    ASSERT_EQ(got.stages.size(), want.stages.size()) << want.id();
+    for (size_t k = 0; k < want.stages.size(); ++k) {
+      EXPECT_EQ(got.stages[k].stage, want.stages[k].stage);
+      auto wt = build::read_stage(want.stages[k]);
+      auto gt = build::read_stage(got.stages[k]);
+      ASSERT_TRUE(wt && gt);
+      EXPECT_EQ(gt->view(), wt->view()) << got.stages[k].path;
+      EXPECT_EQ(got.stages[k].path.substr(0, 13), kSha1.substr(0, 12) + ":");
+    }
+  }
+}
+
+TEST(StoreTest, RecordingTheSameCaptureTwiceCostsOnlyACommitRow) {
+  std::string base = corpus_build("base");
+  if (base.empty()) GTEST_SKIP() << "no corpus";
+  ScratchDir dir;
+  auto b = build::load_build(base);
+  ASSERT_TRUE(b);
+  auto s = Store::open(dir.file("h.db"), true);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->record(*b, commit(kSha1)));
+  auto st = s->record(*b, commit(kSha2, {kSha1}));
+  ASSERT_TRUE(st) << st.status().to_string();
+  EXPECT_EQ(st->new_blobs, 0u);
+  EXPECT_EQ(st->new_variants, 0u);
+  EXPECT_FALSE(st->new_tree);
+  EXPECT_EQ(st->reused_blobs, st->stages);
+  auto stats = s->stats();
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(stats->commits, 2);
+  EXPECT_EQ(stats->trees, 1);
+  // Re-recording an existing commit with the same capture is a no-op.
+  auto again = s->record(*b, commit(kSha2, {kSha1}));
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->already_recorded);
+  auto parents = s->parents(kSha2);
+  ASSERT_TRUE(parents);
+  EXPECT_EQ(*parents, std::vector<std::string>{kSha1});
+}
+
+TEST(StoreTest, NoiseOnlyChangesShareBlobs) {
+  std::string base = corpus_build("base"), noise = corpus_build("noise");
+  if (base.empty() || noise.empty()) GTEST_SKIP() << "no corpus";
+  ScratchDir dir;
+  auto b = build::load_build(base);
+  auto n = build::load_build(noise);
+  ASSERT_TRUE(b && n);
+  auto s = Store::open(dir.file("h.db"), true);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->record(*b, commit(kSha1)));
+  auto st = s->record(*n, commit(kSha2, {kSha1}));
+  ASSERT_TRUE(st) << st.status().to_string();
+  // Other paths, SSA names and loc tables: the normalized texts are the same.
+  EXPECT_EQ(st->new_blobs, 0u) << "noise build should reuse every blob";
+  EXPECT_EQ(st->warnings.size(), 0u);
+}
+
+TEST(StoreTest, ConflictingRecordNeedsReplace) {
+  std::string base = corpus_build("base"), other = corpus_build("no_licm");
+  if (base.empty() || other.empty()) GTEST_SKIP() << "no corpus";
+  ScratchDir dir;
+  auto b = build::load_build(base);
+  auto o = build::load_build(other);
+  ASSERT_TRUE(b && o);
+  auto s = Store::open(dir.file("h.db"), true);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->record(*b, commit(kSha1)));
+  auto bad = s->record(*o, commit(kSha1));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("--replace"), std::string::npos);
+  RecordOptions r = commit(kSha1);
+  r.replace = true;
+  auto ok = s->record(*o, r);
+  ASSERT_TRUE(ok) << ok.status().to_string();
+  EXPECT_TRUE(ok->replaced);
+  EXPECT_GT(ok->new_blobs, 0u);
+  auto back = s->load(kSha1);
+  ASSERT_TRUE(back);
+  auto want = build::read_stage(*o->variants[5].stage("ttgir"));
+  auto got = build::read_stage(*back->variants[5].stage("ttgir"));
+  ASSERT_TRUE(want && got);
+  EXPECT_EQ(got->view(), want->view());
+}
+
+TEST(StoreTest, ResolvePrefixAndForget) {
+  std::string base = corpus_build("base");
+  if (base.empty()) GTEST_SKIP() << "no corpus";
+  ScratchDir dir;
+  auto b = build::load_build(base);
+  ASSERT_TRUE(b);
+  auto s = Store::open(dir.file("h.db"), true);
+  ASSERT_TRUE(s);
+  const std::string a = "abcd000000000000000000000000000000000001";
+  const std::string c = "abcd000000000000000000000000000000000002";
+  ASSERT_TRUE(s->record(*b, commit(a)));
+  ASSERT_TRUE(s->record(*b, commit(c, {a})));
+  struct Case {
+    std::string prefix;
+    ErrorCode code;
+    std::string sha;
+  };
+  const Case cases[] = {
+      {"abcd", ErrorCode::kInvalidArgument, ""},  // ambiguous
+      {"ABCD0000000000000000000000000000000000001", ErrorCode::kNotFound, ""},
+      {"abcd000000000000000000000000000000000001", ErrorCode::kOk, a},
+      {"ABCD00000000000000000000000000000000000", ErrorCode::kInvalidArgument, ""},
+      {"abc", ErrorCode::kInvalidArgument, ""},  // too short
+      {"main", ErrorCode::kInvalidArgument, ""},  // not hex
+      {"ffff", ErrorCode::kNotFound, ""},
+  };
+  for (const Case& k : cases) {
+    auto r = s->resolve_prefix(k.prefix);
+    if (k.code == ErrorCode::kOk) {
+      ASSERT_TRUE(r) << k.prefix << ": " << r.status().to_string();
+      EXPECT_EQ(*r, k.sha);
+    } else {
+      ASSERT_FALSE(r) << k.prefix;
+      EXPECT_EQ(r.status().code(), k.code) << k.prefix << ": " << r.status().to_string();
+    }
+  }
+  ASSERT_TRUE(s->forget(a).is_ok());
+  EXPECT_EQ(s->forget(a).code(), ErrorCode::kNotFound);
+  auto r = s->resolve_prefix("abcd");
+  ASSERT_TRUE(r) << r.status().to_string();
+  EXPECT_EQ(*r, c);
+  auto all = s->commits();
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].parents, std::vector<std::string>{a});
+}
+
+TEST(StoreTest, LoadFiltersKernelsAndStages) {
+  std::string base = corpus_build("base");
+  if (base.empty()) GTEST_SKIP() << "no corpus";
+  ScratchDir dir;
+  auto b = build::load_build(base);
+  ASSERT_TRUE(b);
+  auto s = Store::open(dir.file("h.db"), true);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->record(*b, commit(kSha1)));
+  LoadOptions lo;
+  lo.kernels = {"matmul_kernel"};
+  lo.stages = {"ttgir", "ptx"};
+  auto got = s->load(kSha1, lo);
+  ASSERT_TRUE(got) << got.status().to_string();
+  size_t want = 0;
+  for (const auto& v : b->variants) want += v.kernel == "matmul_kernel";
+  ASSERT_EQ(got->variants.size(), want);
+  for (const auto& v : got->variants) {
+    EXPECT_EQ(v.kernel, "matmul_kernel");
+    ASSERT_EQ(v.stages.size(), 2u);
+    EXPECT_EQ(v.stages[0].stage, "ttgir");
+    EXPECT_EQ(v.stages[1].stage, "ptx");
+  }
+  auto missing = s->load(kSha2);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.status().code(), ErrorCode::kNotFound);
+}
+
+TEST(StoreTest, BlobIdsFollowNormalizedText) {
+  // Same IR spelled with other SSA names and locations: one id; a real change: another.
+  TextBuffer a("a.ttir",
+               "module {\n  tt.func public @k(%arg0: i32) {\n    %c1 = arith.constant 1 : i32 "
+               "loc(#loc1)\n    %x = arith.addi %arg0, %c1 : i32 loc(#loc2)\n    tt.return\n  }\n}\n");
+  TextBuffer b("b.ttir",
+               "module {\n  tt.func public @k(%arg0: i32) {\n    %one = arith.constant 1 : i32 "
+               "loc(#loc7)\n    %y = arith.addi %arg0, %one : i32 loc(#loc9)\n    tt.return\n  }\n}\n");
+  TextBuffer c("c.ttir",
+               "module {\n  tt.func public @k(%arg0: i32) {\n    %c1 = arith.constant 2 : i32 "
+               "loc(#loc1)\n    %x = arith.addi %arg0, %c1 : i32 loc(#loc2)\n    tt.return\n  }\n}\n");
+  std::string w;
+  std::string ia = blob_id_for("ttir", a, &w);
+  EXPECT_TRUE(w.empty()) << w;
+  EXPECT_EQ(ia.substr(0, 7), "n:mlir:");
+  EXPECT_EQ(blob_id_for("ttir", b, &w), ia);
+  EXPECT_NE(blob_id_for("ttir", c, &w), ia);
+  // No lexer for the stage: raw hash, with a warning.
+  std::string w2;
+  std::string raw = blob_id_for("weird", a, &w2);
+  EXPECT_EQ(raw.substr(0, 2), "r:");
+  EXPECT_NE(w2.find("weird"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ksnap::store
