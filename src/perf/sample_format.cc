@@ -54,7 +54,9 @@ Status finish_point(RawPoint raw, const SampleFormatOptions& opts, BenchResults&
     return error_at(raw.where, "point " + format_point_label(p.id) +
                                    " has neither samples nor mean,std,n");
   }
-  return add_point(out, std::move(p));
+  Status added = add_point(out, std::move(p));
+  if (!added) return error_at(added.location(), added.message());
+  return Status::ok();
 }
 
 // ---------------------------------------------------------------- CSV
