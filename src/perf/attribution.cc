@@ -116,7 +116,10 @@ Attributor::Attributor(std::span<const VariantInfo> variants) : variants_(varian
   }
 }
 
-Attribution Attributor::attribute(const BenchPointId& point) const {
+Attribution Attributor::attribute(const BenchPointId& raw_point) const {
+  // Points from the readers are canonical already; others may not be.
+  BenchPointId point = raw_point;
+  if (auto canon = canonical_params(point.params)) point.params = std::move(*canon);
   Attribution a;
   // Rule 1: recorded point labels.
   const std::string label = format_point_label(point);
