@@ -171,6 +171,9 @@ def test_missing_program_is_a_usage_error(tmp_path):
 
 def test_capture_without_triton_says_so(tmp_path):
     env = {"PYTHONPATH": os.path.dirname(HERE)}  # no stand-in on the path
+    probe = run_python(["-c", "import triton"], env_extra=env)
+    if probe.returncode == 0:
+        pytest.skip("a real Triton is installed here")
     r = run_python(["-m", "ksnap_triton", "capture", "-o", str(tmp_path / "c"), "--",
                     os.path.join(HERE, "sweep_script.py")], env_extra=env)
     assert r.returncode == 2 and "cannot import triton" in r.stderr

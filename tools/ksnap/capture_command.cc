@@ -1,0 +1,144 @@
+// ksnap capture / ksnap merge: thin front ends of the Triton capture plugin.
+//
+// Both exec the Python package python/ksnap_triton (docs/capture.md), which
+// needs no Triton for `merge` and finds the program's Triton for `capture`:
+//
+//   ksnap capture -o ci/pr -- python3 benchmarks/gemm.py --sizes 512,1024
+//   => execvp("python3", {"python3", "-m", "ksnap_triton", "capture", "-o",
+//             "ci/pr", "--", "python3", "benchmarks/gemm.py", ...})
+//      with PYTHONPATH=<repo>/python:$PYTHONPATH
+//
+// The interpreter is $KSNAP_PYTHON, else `python3` on PATH. The package
+// folder is $KSNAP_PYTHONPATH, else the first of <exe dir>/../python,
+// <exe dir>/../../python, <exe dir>/../share/ksnap/python that holds
+// ksnap_triton/ (a build folder inside the repository, or an install).
+// On success the process becomes the plugin and its exit status is ksnap's.
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "ksnap/support/file.h"
+
+namespace ksnap::cli {
+
+namespace {
+
+std::string executable_dir() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ".";
+  std::string path(buf, static_cast<size_t>(n));
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+/// The folder that holds the ksnap_triton package.
+Expected<std::string> plugin_dir() {
+  if (const char* env = std::getenv("KSNAP_PYTHONPATH"); env && *env) {
+    if (!is_directory(std::string(env) + "/ksnap_triton"))
+      return make_error(ErrorCode::kNotFound,
+                        "KSNAP_PYTHONPATH has no ksnap_triton/ package folder", {env, 0, 0});
+    return std::string(env);
+  }
+  const std::string dir = executable_dir();
+  for (const char* rel : {"/../python", "/../../python", "/../share/ksnap/python"}) {
+    std::string candidate = dir + rel;
+    if (is_directory(candidate + "/ksnap_triton")) return candidate;
+  }
+  return make_error(ErrorCode::kNotFound,
+                    "cannot find the ksnap_triton Python package next to the ksnap executable; "
+                    "set KSNAP_PYTHONPATH to the repository's python/ folder",
+                    {dir, 0, 0});
+}
+
+/// Replaces this process with `python -m ksnap_triton <args>`; returns only
+/// on failure.
+Status exec_plugin(const std::vector<std::string>& args) {
+  KSNAP_ASSIGN_OR_RETURN(std::string dir, plugin_dir());
+  const char* old_path = std::getenv("PYTHONPATH");
+  std::string path = dir;
+  if (old_path && *old_path) path += std::string(":") + old_path;
+  ::setenv("PYTHONPATH", path.c_str(), 1);
+  const char* env_python = std::getenv("KSNAP_PYTHON");
+  const std::string python = env_python && *env_python ? env_python : "python3";
+
+  std::vector<std::string> argv = {python, "-m", "ksnap_triton"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> c_argv;
+  for (std::string& a : argv) c_argv.push_back(a.data());
+  c_argv.push_back(nullptr);
+  ::execvp(python.c_str(), c_argv.data());
+  return make_error(ErrorCode::kUnavailable,
+                    "cannot run " + python + ": " + std::strerror(errno) +
+                        " (set KSNAP_PYTHON to a Python 3 interpreter)");
+}
+
+struct CaptureFlags {
+  std::string output, build, arch;
+  bool no_launch = false, no_track_launches = false;
+  std::vector<std::string> program;
+
+  std::vector<std::string> plugin_args() const {
+    std::vector<std::string> a = {"capture", "-o", output};
+    if (!build.empty()) a.insert(a.end(), {"--build", build});
+    if (!arch.empty()) a.insert(a.end(), {"--arch", arch});
+    if (no_launch) a.push_back("--no-launch");
+    if (no_track_launches) a.push_back("--no-track-launches");
+    a.push_back("--");
+    a.insert(a.end(), program.begin(), program.end());
+    return a;
+  }
+};
+
+struct MergeFlags {
+  std::string output, build;
+  std::vector<std::string> shards;
+
+  std::vector<std::string> plugin_args() const {
+    std::vector<std::string> a = {"merge", output};
+    a.insert(a.end(), shards.begin(), shards.end());
+    if (!build.empty()) a.insert(a.end(), {"--build", build});
+    return a;
+  }
+};
+
+}  // namespace
+
+void register_capture_commands(CLI::App& app, Context& ctx) {
+  auto cf = std::make_shared<CaptureFlags>();
+  CLI::App* cap = app.add_subcommand(
+      "capture",
+      "Run a program unchanged and record every Triton kernel variant it compiles "
+      "(IR of every stage, binaries, JIT key, constexprs, options) into a capture folder");
+  cap->add_option("-o,--output", cf->output, "Capture folder (created; shards may share it)")
+      ->required();
+  cap->add_option("--build", cf->build, "Build name in the manifest (default: folder name)");
+  cap->add_flag("--no-launch", cf->no_launch,
+                "Compile and record only: kernels never run, so results the program checks "
+                "are wrong");
+  cap->add_option("--arch", cf->arch,
+                  "Compile for another target (sm_80, sm90a, gfx942); implies --no-launch");
+  cap->add_flag("--no-track-launches", cf->no_track_launches,
+                "Do not follow launches (no 'launched' flags, no benchmark points after compile)");
+  cap->add_option("program", cf->program, "-- PROGRAM [ARGS...]: the command to run")
+      ->required();
+  cap->footer("Example: ksnap capture -o ci/pr -- python3 benchmarks/gemm.py --sizes 512");
+  cap->callback([cf, &ctx] { ctx.exit_code = report_error(exec_plugin(cf->plugin_args())); });
+
+  auto mf = std::make_shared<MergeFlags>();
+  CLI::App* merge = app.add_subcommand(
+      "merge", "Join shard captures (and OUT's own per-process shards) into OUT/manifest.json");
+  merge->add_option("output", mf->output, "Capture folder to merge into")->required();
+  merge->add_option("shards", mf->shards, "Other capture folders (copied in, de-duplicated)");
+  merge->add_option("--build", mf->build, "Build name in the manifest");
+  merge->callback([mf, &ctx] { ctx.exit_code = report_error(exec_plugin(mf->plugin_args())); });
+}
+
+}  // namespace ksnap::cli
