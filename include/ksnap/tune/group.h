@@ -1,0 +1,175 @@
+// ksnap tune: autotune groups.
+//
+// A group is the set of compiled variants of one kernel with one argument
+// layout. The program calls it like one kernel; the group decides, per
+// workload key, which variant runs:
+//
+//   auto backend = std::make_shared<CudaBackend>(...);   // or CpuBackend
+//   GroupOptions opt;  opt.name = "matmul";  opt.bucketing = Bucketing::pow2();
+//   auto group = Group::create(backend, opt);            // Expected<unique_ptr<Group>>
+//   (*group)->dispatch({M, N, K}, ArgPack().ptr(a).ptr(b).ptr(c).i32(M)..., stream);
+//
+// dispatch() after a decision is a lock-free lookup (an open-addressing table
+// of atomics) and one backend launch. Before a decision, under the online
+// policy, it explores: the race (race.h) picks the next variant, the backend
+// launches it between two timing marks, and the results of earlier timed
+// launches are polled without waiting; the commit publishes the choice and
+// writes it to the tuning cache. Under the ahead-of-time and at-load
+// policies, tune() races on synthetic arguments (args.h) and dispatch() only
+// runs decisions (or the default variant for workloads never tuned).
+//
+// While a stream is captured into a CUDA graph, dispatch() never times: it
+// launches the committed choice, else the current leader, else the default.
+// Forcing a variant and disabling tuning work through the API and through
+// KSNAP_TUNE_* (controls.h). report() gives per-variant n, median and
+// confidence interval and the reason for every decision.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ksnap/support/status.h"
+#include "ksnap/tune/args.h"
+#include "ksnap/tune/backend.h"
+#include "ksnap/tune/cache.h"
+#include "ksnap/tune/controls.h"
+#include "ksnap/tune/race.h"
+#include "ksnap/tune/workload.h"
+
+namespace ksnap::tune {
+
+struct GroupOptions {
+  std::string name = "group";
+  Policy policy = Policy::kOnline;
+  RaceConfig race;
+  Bucketing bucketing = Bucketing::exact();
+  /// Needed by tune() on synthetic data (ahead-of-time, at-load).
+  ArgLayout layout;
+  /// At-load policy: tuned by create().
+  std::vector<Workload> load_workloads;
+  /// Tuning cache file; "" = none. KSNAP_TUNE_CACHE overrides.
+  std::string cache_path;
+  /// Runs when there is no decision and no exploring (disabled, capture, untuned).
+  size_t default_variant = 0;
+  /// Timed launches whose results are still unread, per workload.
+  size_t max_in_flight = 32;
+  /// Workload keys held in the lock-free table (more go to a locked overflow map).
+  size_t table_capacity = 1024;
+  /// Ahead-of-time tuning stops after this much wall time per workload (0: none).
+  double tune_time_budget_s = 0.09;
+  /// Read KSNAP_TUNE_* (controls.h).
+  bool read_env = true;
+};
+
+struct VariantReport {
+  std::string name;
+  size_t n = 0;  ///< kept samples
+  double median_us = 0;
+  double ci_low_us = 0, ci_high_us = 0;  ///< 95%: median ± 1.96 se
+  bool alive = true;
+  int eliminated_by = -1;
+};
+
+struct WorkloadReport {
+  std::string workload;
+  Decision decision = Decision::kExploring;
+  size_t choice = 0;
+  std::string choice_name;
+  std::string reason;  ///< human-readable
+  size_t explore_launches = 0;
+  double explore_us = 0;
+  /// Exploration time beyond what the chosen variant's median would have cost.
+  double regret_us = 0;
+  double tuning_wall_s = 0;  ///< ahead-of-time/at-load tuning wall time
+  std::vector<VariantReport> variants;
+};
+
+struct GroupReport {
+  std::string group;
+  std::string group_hash;
+  std::string policy;
+  std::string cache;  ///< path and load status
+  std::vector<WorkloadReport> workloads;
+  std::string to_text() const;
+  std::string to_json() const;
+};
+
+class Group {
+ public:
+  /// Creates a group over `backend`'s variants. Errors: kInvalidArgument
+  /// (no variants, bad default, malformed KSNAP_TUNE_*); a corrupt cache file
+  /// is not an error (see report().cache). At-load workloads are tuned here.
+  static Expected<std::unique_ptr<Group>> create(std::shared_ptr<Backend> backend,
+                                                 GroupOptions options);
+  ~Group();
+  Group(const Group&) = delete;
+  Group& operator=(const Group&) = delete;
+
+  /// Runs the chosen variant for `w`. Thread-safe.
+  Status dispatch(const Workload& w, const ArgPack& args, Stream stream = nullptr);
+
+  /// Ahead-of-time tuning of `w` on synthetic arguments from the layout.
+  Status tune(const Workload& w, Stream stream = nullptr);
+  /// Ahead-of-time tuning on the caller's arguments; in-out and output
+  /// buffers (by the layout's roles) are restored afterwards.
+  Status tune(const Workload& w, const ArgPack& args, Stream stream = nullptr);
+
+  /// Runs variant `v` everywhere (nullopt: back to tuning decisions).
+  Status force(std::optional<size_t> v);
+  /// Stops (false) or resumes (true) exploration.
+  void set_tuning_enabled(bool on) { tuning_enabled_.store(on, std::memory_order_relaxed); }
+
+  /// The committed variant for `w`, if any.
+  std::optional<size_t> decision(const Workload& w) const;
+  GroupReport report() const;
+
+  const std::string& name() const { return options_.name; }
+  uint64_t group_hash() const { return group_hash_; }
+  size_t variant_count() const { return names_.size(); }
+  Backend& backend() { return *backend_; }
+
+ private:
+  struct State;
+  struct InFlight {
+    size_t variant;
+    Ticket ticket;
+  };
+
+  Group(std::shared_ptr<Backend> backend, GroupOptions options);
+  Status init();
+  State* find(uint64_t key) const;
+  State* find_or_create(uint64_t key, const Workload& w);
+  void commit(State& st, size_t choice, Decision why, const std::string& reason);
+  void drain(State& st);
+  Status explore(State& st, const Workload& w, const ArgPack& args, Stream s);
+  Status run_tuning(State& st, const Workload& w, const ArgPack& args, Stream s);
+  Expected<size_t> variant_index(const std::string& spelled) const;
+  WorkloadReport report_of(const State& st) const;
+
+  std::shared_ptr<Backend> backend_;
+  GroupOptions options_;
+  EnvControls env_;
+  std::vector<std::string> names_;
+  std::vector<uint64_t> hashes_;
+  uint64_t group_hash_ = 0;
+  DeviceFingerprint device_;
+  std::unique_ptr<TuningCache> cache_;
+  std::string cache_status_;
+  std::atomic<int> forced_{-1};
+  std::atomic<bool> tuning_enabled_{true};
+
+  // Lock-free table: slot i holds a State* whose key hashes near i.
+  std::unique_ptr<std::atomic<State*>[]> table_;
+  size_t table_mask_ = 0;
+  mutable std::mutex create_mu_;
+  std::unordered_map<uint64_t, State*> overflow_;  // under create_mu_
+  std::atomic<bool> has_overflow_{false};
+  std::vector<std::unique_ptr<State>> states_;     // owns all states, under create_mu_
+};
+
+}  // namespace ksnap::tune

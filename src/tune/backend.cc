@@ -1,0 +1,19 @@
+#include "ksnap/tune/backend.h"
+
+namespace ksnap::tune {
+
+const char* library_version() { return "ksnap-tune 0.1.0"; }
+
+std::string DeviceFingerprint::first_difference(const DeviceFingerprint& o) const {
+  if (backend != o.backend) return "backend";
+  if (name != o.name) return "device name";
+  if (uuid != o.uuid) return "device uuid";
+  if (cc_major != o.cc_major || cc_minor != o.cc_minor) return "compute capability";
+  if (sm_count != o.sm_count) return "SM count";
+  if (driver_version != o.driver_version) return "driver version";
+  if (cuda_version != o.cuda_version) return "CUDA version";
+  if (library_version != o.library_version) return "library version";
+  return "";
+}
+
+}  // namespace ksnap::tune

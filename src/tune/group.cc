@@ -1,0 +1,455 @@
+#include "ksnap/tune/group.h"
+
+#include <chrono>
+#include <cmath>
+#include <deque>
+
+#include "ksnap/support/hash.h"
+
+namespace ksnap::tune {
+
+struct Group::State {
+  State(uint64_t k, std::string l, size_t n, const RaceConfig& cfg)
+      : key(k), label(std::move(l)), race(n, cfg) {}
+  const uint64_t key;
+  const std::string label;
+  std::atomic<int> committed{-1};  // published choice, -1 while none
+  std::mutex mu;                   // guards everything below
+  Race race;
+  std::deque<InFlight> pending;
+  Decision decision = Decision::kExploring;
+  std::string reason;
+  double tuning_wall_s = 0;
+  std::vector<double> cached_medians;
+};
+
+namespace {
+
+double wall_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+uint64_t slot_of(uint64_t key) { return key * 0x9E3779B97F4A7C15ULL >> 17; }
+
+}  // namespace
+
+Group::Group(std::shared_ptr<Backend> backend, GroupOptions options)
+    : backend_(std::move(backend)), options_(std::move(options)) {}
+
+Group::~Group() {
+  if (env_.report_path && !env_.report_path->empty()) {
+    std::string text = report().to_text();
+    if (*env_.report_path == "stderr") {
+      std::fputs(text.c_str(), stderr);
+    } else if (FILE* f = std::fopen(env_.report_path->c_str(), "a")) {
+      std::fputs(text.c_str(), f);
+      std::fclose(f);
+    }
+  }
+  for (auto& st : states_)
+    for (auto& p : st->pending) backend_->release(p.ticket);
+}
+
+Expected<std::unique_ptr<Group>> Group::create(std::shared_ptr<Backend> backend,
+                                               GroupOptions options) {
+  if (!backend || backend->variant_count() == 0)
+    return make_error(ErrorCode::kInvalidArgument, "group '" + options.name + "' has no variants");
+  std::unique_ptr<Group> g(new Group(std::move(backend), std::move(options)));
+  KSNAP_RETURN_IF_ERROR(g->init());
+  return g;
+}
+
+Status Group::init() {
+  const size_t n = backend_->variant_count();
+  if (options_.default_variant >= n)
+    return make_error(ErrorCode::kInvalidArgument, "default variant " +
+                                                       std::to_string(options_.default_variant) +
+                                                       " out of range (" + std::to_string(n) + ")");
+  if (options_.read_env) {
+    KSNAP_ASSIGN_OR_RETURN(env_, read_env_controls());
+    if (env_.policy) options_.policy = *env_.policy;
+    if (env_.tie_tolerance) options_.race.tie_tolerance = *env_.tie_tolerance;
+    if (env_.budget_per_variant) options_.race.max_launches = *env_.budget_per_variant * n;
+    if (env_.estimator) options_.race.estimator = *env_.estimator;
+    if (env_.cache_path) options_.cache_path = *env_.cache_path;
+    if (env_.disable) tuning_enabled_ = false;
+  }
+  Hasher h;
+  h.update_u64(n);
+  for (size_t v = 0; v < n; ++v) {
+    names_.push_back(backend_->variant_name(v));
+    hashes_.push_back(backend_->variant_hash(v));
+    h.update_u64(hashes_.back());
+  }
+  group_hash_ = h.digest();
+  device_ = backend_->device();
+  size_t slots = 16;
+  while (slots < 2 * options_.table_capacity) slots <<= 1;
+  table_ = std::make_unique<std::atomic<State*>[]>(slots);
+  for (size_t i = 0; i < slots; ++i) table_[i].store(nullptr, std::memory_order_relaxed);
+  table_mask_ = slots - 1;
+  if (!options_.cache_path.empty()) {
+    cache_ = std::make_unique<TuningCache>(options_.cache_path);
+    Status s = cache_->load();
+    cache_status_ = options_.cache_path + (s.is_ok() ? ": " + std::to_string(cache_->entries().size()) +
+                                                           " entries"
+                                                     : ": ignored, " + s.to_string());
+    if (!s.is_ok()) std::fprintf(stderr, "ksnap tune: %s\n", cache_status_.c_str());
+  } else {
+    cache_status_ = "none";
+  }
+  std::string f = env_.force_for(options_.name);
+  if (!f.empty()) {
+    KSNAP_ASSIGN_OR_RETURN(size_t v, variant_index(f));
+    forced_ = static_cast<int>(v);
+  }
+  if (options_.policy == Policy::kAtLoad)
+    for (const Workload& w : options_.load_workloads) KSNAP_RETURN_IF_ERROR(tune(w));
+  return Status::ok();
+}
+
+Expected<size_t> Group::variant_index(const std::string& spelled) const {
+  for (size_t v = 0; v < names_.size(); ++v)
+    if (names_[v] == spelled) return v;
+  char* end = nullptr;
+  unsigned long i = std::strtoul(spelled.c_str(), &end, 10);
+  if (!spelled.empty() && end && *end == '\0' && i < names_.size()) return static_cast<size_t>(i);
+  return make_error(ErrorCode::kInvalidArgument,
+                    "group '" + options_.name + "' has no variant '" + spelled + "'");
+}
+
+Status Group::force(std::optional<size_t> v) {
+  if (v && *v >= names_.size())
+    return make_error(ErrorCode::kInvalidArgument, "no variant " + std::to_string(*v));
+  forced_.store(v ? static_cast<int>(*v) : -1, std::memory_order_release);
+  return Status::ok();
+}
+
+Group::State* Group::find(uint64_t key) const {
+  size_t i = slot_of(key);
+  for (size_t probe = 0; probe <= table_mask_; ++probe) {
+    State* s = table_[(i + probe) & table_mask_].load(std::memory_order_acquire);
+    if (!s) break;  // the table never had this key
+    if (s->key == key) return s;
+  }
+  if (!has_overflow_.load(std::memory_order_acquire)) return nullptr;
+  std::lock_guard<std::mutex> lock(create_mu_);
+  auto it = overflow_.find(key);
+  return it == overflow_.end() ? nullptr : it->second;
+}
+
+Group::State* Group::find_or_create(uint64_t key, const Workload& w) {
+  if (State* s = find(key)) return s;
+  std::lock_guard<std::mutex> lock(create_mu_);
+  // Re-check under the lock (another thread may have created it).
+  size_t i = slot_of(key);
+  size_t free_slot = SIZE_MAX;
+  for (size_t probe = 0; probe <= table_mask_; ++probe) {
+    size_t at = (i + probe) & table_mask_;
+    State* s = table_[at].load(std::memory_order_acquire);
+    if (!s) {
+      free_slot = at;
+      break;
+    }
+    if (s->key == key) return s;
+  }
+  if (auto it = overflow_.find(key); it != overflow_.end()) return it->second;
+  auto st = std::make_unique<State>(key, options_.bucketing.label(w), names_.size(), options_.race);
+  State* raw = st.get();
+  if (raw->race.committed()) {  // a group of one
+    raw->decision = Decision::kSingle;
+    raw->reason = "single: the group has one variant";
+    raw->committed.store(0, std::memory_order_relaxed);
+  } else if (cache_) {
+    CacheLookup hit = cache_->lookup(group_hash_, raw->label, device_,
+                                     [&](size_t v) { return v < hashes_.size() ? hashes_[v] : 0; });
+    if (hit.entry && hit.entry->choice < names_.size()) {
+      raw->decision = Decision::kCached;
+      raw->reason = "cached: " + cache_->path() + " (decided '" + hit.entry->decision + "')";
+      raw->cached_medians = hit.entry->median_us;
+      raw->committed.store(static_cast<int>(hit.entry->choice), std::memory_order_relaxed);
+    } else if (hit.why_not != "no entry") {
+      raw->reason = "cache entry not used, " + hit.why_not;
+    }
+  }
+  states_.push_back(std::move(st));
+  if (states_.size() <= options_.table_capacity && free_slot != SIZE_MAX)
+    table_[free_slot].store(raw, std::memory_order_release);
+  else {
+    overflow_[key] = raw;
+    has_overflow_.store(true, std::memory_order_release);
+  }
+  return raw;
+}
+
+Status Group::dispatch(const Workload& w, const ArgPack& args, Stream stream) {
+  int f = forced_.load(std::memory_order_relaxed);
+  if (f >= 0) return backend_->launch(static_cast<size_t>(f), w, args, stream);
+  uint64_t key = options_.bucketing.key(w);
+  State* st = find(key);
+  if (st) {
+    int c = st->committed.load(std::memory_order_acquire);
+    if (c >= 0) return backend_->launch(static_cast<size_t>(c), w, args, stream);
+  } else {
+    st = find_or_create(key, w);
+  }
+  return explore(*st, w, args, stream);
+}
+
+void Group::commit(State& st, size_t choice, Decision why, const std::string& reason) {
+  st.decision = why;
+  st.reason = reason;
+  for (auto& p : st.pending) backend_->release(p.ticket);
+  st.pending.clear();
+  st.committed.store(static_cast<int>(choice), std::memory_order_release);
+  if (!cache_) return;
+  CacheEntry e;
+  e.group_hash = group_hash_;
+  e.group_name = options_.name;
+  e.workload = st.label;
+  e.choice = choice;
+  e.choice_name = names_[choice];
+  e.choice_hash = hashes_[choice];
+  e.decision = decision_name(why);
+  for (size_t v = 0; v < names_.size(); ++v) e.median_us.push_back(st.race.estimate(v).value);
+  e.device = device_;
+  Status s = cache_->store(e);
+  if (!s.is_ok()) std::fprintf(stderr, "ksnap tune: cannot write cache: %s\n", s.to_string().c_str());
+}
+
+namespace {
+
+std::string race_reason(const Race& r, const std::vector<std::string>& names) {
+  std::string why = decision_name(r.decision());
+  std::string alive;
+  for (size_t v = 0; v < r.size(); ++v)
+    if (r.variant(v).alive) alive += (alive.empty() ? "" : ", ") + names[v];
+  char tol[32];
+  std::snprintf(tol, sizeof tol, "%g%%", 100 * r.config().tie_tolerance);
+  switch (r.decision()) {
+    case Decision::kTied:
+      return why + ": survivors {" + alive + "} within " + tol +
+             " of the leader; first declared wins";
+    case Decision::kLeader:
+      return why + ": " + names[r.choice()] + " within " + tol + " of every survivor {" + alive + "}";
+    case Decision::kSeparated:
+      return why + ": " + names[r.choice()] + " confidently faster than every other variant";
+    case Decision::kBudget:
+      return why + ": exploration budget spent after " + std::to_string(r.launches()) +
+             " launches; lowest median among {" + alive + "}";
+    default:
+      return why;
+  }
+}
+
+}  // namespace
+
+void Group::drain(State& st) {
+  while (!st.pending.empty() && !st.race.committed()) {
+    InFlight& f = st.pending.front();
+    Poll p = backend_->poll(f.ticket);
+    if (p.state == PollState::kPending) break;  // one stream: later ones finish later
+    if (p.state == PollState::kDone) st.race.record(f.variant, p.time_us);
+    st.pending.pop_front();
+  }
+  if (st.race.committed() && st.committed.load(std::memory_order_relaxed) < 0)
+    commit(st, st.race.choice(), st.race.decision(), race_reason(st.race, names_));
+}
+
+Status Group::explore(State& st, const Workload& w, const ArgPack& args, Stream s) {
+  std::unique_lock<std::mutex> lock(st.mu);
+  int c = st.committed.load(std::memory_order_acquire);
+  if (c >= 0) {
+    lock.unlock();
+    return backend_->launch(static_cast<size_t>(c), w, args, s);
+  }
+  bool online = options_.policy == Policy::kOnline && tuning_enabled_.load(std::memory_order_relaxed);
+  if (!online) {
+    lock.unlock();
+    return backend_->launch(options_.default_variant, w, args, s);
+  }
+  drain(st);
+  c = st.committed.load(std::memory_order_acquire);
+  if (c >= 0) {
+    lock.unlock();
+    return backend_->launch(static_cast<size_t>(c), w, args, s);
+  }
+  size_t fallback = st.race.launches() ? st.race.leader() : options_.default_variant;
+  if (backend_->capturing(s) || st.pending.size() >= options_.max_in_flight) {
+    lock.unlock();  // never time inside a graph capture
+    return backend_->launch(fallback, w, args, s);
+  }
+  size_t v = st.race.next();
+  KSNAP_ASSIGN_OR_RETURN(Ticket t, backend_->launch_timed(v, w, args, s));
+  st.pending.push_back({v, t});
+  return Status::ok();
+}
+
+Status Group::tune(const Workload& w, Stream stream) {
+  const auto& specs = options_.layout.args();
+  if (specs.empty())
+    return make_error(ErrorCode::kInvalidArgument,
+                      "group '" + options_.name + "': tune() on synthetic data needs an ArgLayout");
+  ArgPack args;
+  std::vector<DeviceBuffer> bufs;
+  Status st;
+  for (size_t i = 0; i < specs.size() && st.is_ok(); ++i) {
+    const ArgSpec& a = specs[i];
+    int64_t v = a.size_or_value ? a.size_or_value(w) : 0;
+    switch (a.type) {
+      case ArgType::kPointer: {
+        auto b = backend_->alloc(static_cast<size_t>(std::max<int64_t>(v, 1)));
+        if (!b) {
+          st = b.status();
+          break;
+        }
+        bufs.push_back(*b);
+        st = backend_->fill(bufs.back(), a.fill, 0x5eed + i);
+        args.ptr(reinterpret_cast<void*>(b->address));
+        break;
+      }
+      case ArgType::kI32: args.i32(static_cast<int32_t>(v)); break;
+      case ArgType::kI64: args.i64(v); break;
+      case ArgType::kF32: args.f32(static_cast<float>(a.size_or_value ? v : a.fvalue)); break;
+      case ArgType::kF64: args.f64(a.size_or_value ? static_cast<double>(v) : a.fvalue); break;
+    }
+  }
+  if (st.is_ok()) st = backend_->synchronize(stream);
+  if (st.is_ok()) {
+    State* s = find_or_create(options_.bucketing.key(w), w);
+    st = run_tuning(*s, w, args, stream);
+  }
+  for (auto& b : bufs) backend_->free(b);
+  return st;
+}
+
+Status Group::tune(const Workload& w, const ArgPack& args, Stream stream) {
+  const auto& specs = options_.layout.args();
+  std::vector<std::pair<DeviceBuffer, DeviceBuffer>> saved;  // (user, copy)
+  Status st;
+  for (size_t i = 0; i < specs.size() && i < args.size() && st.is_ok(); ++i) {
+    const ArgSpec& a = specs[i];
+    if (a.type != ArgType::kPointer || a.role == Role::kInput) continue;
+    DeviceBuffer user{reinterpret_cast<uint64_t>(args.pointer<void>(i)),
+                      static_cast<size_t>(a.size_or_value ? a.size_or_value(w) : 0)};
+    auto copy = backend_->alloc(user.bytes);
+    if (!copy) {
+      st = copy.status();
+      break;
+    }
+    st = backend_->copy(*copy, user);
+    saved.push_back({user, *copy});
+  }
+  if (st.is_ok()) {
+    State* s = find_or_create(options_.bucketing.key(w), w);
+    st = run_tuning(*s, w, args, stream);
+  }
+  for (auto& [user, copy] : saved) {
+    Status r = backend_->copy(user, copy);
+    if (st.is_ok()) st = r;
+    backend_->free(copy);
+  }
+  if (st.is_ok()) st = backend_->synchronize(stream);
+  return st;
+}
+
+Status Group::run_tuning(State& st, const Workload& w, const ArgPack& args, Stream s) {
+  std::lock_guard<std::mutex> lock(st.mu);
+  if (st.committed.load(std::memory_order_acquire) >= 0) return Status::ok();  // cached/single
+  if (!tuning_enabled_.load(std::memory_order_relaxed)) return Status::ok();
+  if (backend_->capturing(s))
+    return make_error(ErrorCode::kInvalidArgument, "tune() inside a graph capture: not timed");
+  double t0 = wall_s();
+  const size_t n = names_.size();
+  for (size_t v = 0; v < n; ++v) KSNAP_RETURN_IF_ERROR(backend_->launch(v, w, args, s));  // warm-up
+  KSNAP_RETURN_IF_ERROR(backend_->synchronize(s));
+  Race& race = st.race;
+  std::vector<InFlight> round;
+  while (!race.committed()) {
+    round.clear();
+    size_t alive = race.alive_count();
+    for (size_t k = 0; k < alive; ++k) {
+      size_t v = race.next();
+      KSNAP_ASSIGN_OR_RETURN(Ticket t, backend_->launch_timed(v, w, args, s));
+      round.push_back({v, t});
+    }
+    Status err;
+    for (auto& f : round) {
+      auto us = backend_->wait(f.ticket);
+      if (!us) {
+        err = us.status();
+        continue;
+      }
+      race.record(f.variant, *us);
+    }
+    KSNAP_RETURN_IF_ERROR(err);
+    if (!race.committed() && options_.tune_time_budget_s > 0 &&
+        wall_s() - t0 >= options_.tune_time_budget_s) {
+      st.tuning_wall_s = wall_s() - t0;
+      commit(st, race.leader(), Decision::kBudget,
+             "budget: tuning time budget spent after " + std::to_string(race.launches()) +
+                 " launches; lowest median wins");
+      return Status::ok();
+    }
+  }
+  st.tuning_wall_s = wall_s() - t0;
+  commit(st, race.choice(), race.decision(), race_reason(race, names_));
+  return Status::ok();
+}
+
+std::optional<size_t> Group::decision(const Workload& w) const {
+  State* st = find(options_.bucketing.key(w));
+  if (!st) return std::nullopt;
+  int c = st->committed.load(std::memory_order_acquire);
+  if (c < 0) return std::nullopt;
+  return static_cast<size_t>(c);
+}
+
+WorkloadReport Group::report_of(const State& cst) const {
+  State& st = const_cast<State&>(cst);
+  std::lock_guard<std::mutex> lock(st.mu);
+  WorkloadReport r;
+  r.workload = st.label;
+  int c = st.committed.load(std::memory_order_acquire);
+  r.decision = c >= 0 ? st.decision : Decision::kExploring;
+  r.choice = c >= 0 ? static_cast<size_t>(c) : st.race.leader();
+  r.choice_name = names_[r.choice];
+  r.reason = c >= 0 ? st.reason : "exploring" + (st.reason.empty() ? "" : " (" + st.reason + ")");
+  r.explore_launches = st.race.launches();
+  r.explore_us = st.race.explored_time_us();
+  r.tuning_wall_s = st.tuning_wall_s;
+  for (size_t v = 0; v < names_.size(); ++v) {
+    const RaceVariantStats& vs = st.race.variant(v);
+    Estimate e = st.race.estimate(v);
+    VariantReport vr;
+    vr.name = names_[v];
+    vr.n = e.n;
+    vr.median_us = e.n ? e.value : (v < st.cached_medians.size() ? st.cached_medians[v] : 0);
+    vr.ci_low_us = e.value - 1.96 * e.std_error;
+    vr.ci_high_us = e.value + 1.96 * e.std_error;
+    vr.alive = vs.alive;
+    vr.eliminated_by = vs.eliminated_by;
+    r.variants.push_back(vr);
+  }
+  Estimate chosen = st.race.estimate(r.choice);
+  if (chosen.n) r.regret_us = r.explore_us - chosen.value * static_cast<double>(r.explore_launches);
+  return r;
+}
+
+GroupReport Group::report() const {
+  GroupReport out;
+  out.group = options_.name;
+  out.group_hash = hex64(group_hash_);
+  out.policy = policy_name(options_.policy);
+  out.cache = cache_status_;
+  std::vector<State*> all;
+  {
+    std::lock_guard<std::mutex> lock(create_mu_);
+    for (const auto& s : states_) all.push_back(s.get());
+  }
+  for (State* s : all) out.workloads.push_back(report_of(*s));
+  return out;
+}
+
+}  // namespace ksnap::tune
