@@ -2,7 +2,8 @@
 # The GPU session: every capture check, run on the H200 machine from the repo root.
 #   gpu/capture/run_all.sh OUTDIR
 # Writes logs, the two captures run1/run2 (launchers dropped) as fixture.tgz, and
-# the manifests of the other checks.
+# the manifests of the other checks. The committed fixture is then cut here with
+#   gpu/capture/trim_fixture.py fixture/runN tests/fixtures/gpu_capture/runN --drop-stage llir
 set -u
 OUTDIR=${1:?OUTDIR}
 mkdir -p "$OUTDIR"

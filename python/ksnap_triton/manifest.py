@@ -177,10 +177,11 @@ def read_manifest(path: str) -> dict:
     return data
 
 
-def write_json_atomic(path: str, data: Any) -> None:
+def write_json_atomic(path: str, data: Any, *, indent: int | None = 1) -> None:
     """Writes JSON to a temporary file beside ``path``, fsyncs, renames.
 
     Readers see either the old or the new file, never a torn one.
+    ``indent=None`` writes compact JSON (shards, rewritten often).
     """
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
@@ -188,7 +189,10 @@ def write_json_atomic(path: str, data: Any) -> None:
                                dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1, sort_keys=False)
+            if indent is None:
+                json.dump(data, f, separators=(",", ":"))
+            else:
+                json.dump(data, f, indent=indent)
             f.write("\n")
             f.flush()
             os.fsync(f.fileno())

@@ -29,7 +29,8 @@ import os
 import threading
 from typing import Any, Iterator
 
-__all__ = ["benchmark_point", "push_point", "pop_point", "current_point", "label_value"]
+__all__ = ["benchmark_point", "push_point", "pop_point", "current_point", "label_value",
+           "point_token"]
 
 _local = threading.local()
 
@@ -57,14 +58,36 @@ def label_value(value: Any) -> Any:
     return str(value)
 
 
+def _bump() -> None:
+    _local.changes = getattr(_local, "changes", 0) + 1
+
+
 def push_point(labels: dict) -> None:
     _stack().append({str(k): label_value(v) for k, v in labels.items()})
+    _bump()
 
 
 def pop_point() -> None:
     s = _stack()
     if s:
         s.pop()
+        _bump()
+
+
+# os.environ's backing dict (bytes keys on POSIX): reading it directly costs
+# ~0.05 us against ~1.4 us for os.environ.get, and this runs on every launch.
+_ENV_DATA = getattr(os.environ, "_data", None)
+_ENV_KEYS = (b"KSNAP_BENCHMARK_POINT", b"PYTEST_CURRENT_TEST")
+
+
+def point_token() -> tuple:
+    """Cheap value that changes whenever current_point() may have changed
+    (this thread's pushes/pops, the two environment variables)."""
+    changes = getattr(_local, "changes", 0)
+    if isinstance(_ENV_DATA, dict):
+        return (changes, _ENV_DATA.get(_ENV_KEYS[0]), _ENV_DATA.get(_ENV_KEYS[1]))
+    return (changes, os.environ.get("KSNAP_BENCHMARK_POINT"),
+            os.environ.get("PYTEST_CURRENT_TEST"))
 
 
 @contextlib.contextmanager

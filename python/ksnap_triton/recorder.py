@@ -208,6 +208,7 @@ class Recorder:
         self._kernels: dict[int, tuple[Any, tuple]] = {}  # id(CompiledKernel) -> (k, entry)
         self._by_function: dict[Any, int] = {}
         self._seen_points: dict[tuple, set[str]] = {}
+        self._last_use: dict[int, tuple] = {}  # id(kernel) -> (point token, executed)
 
     # -- hook entry points -------------------------------------------------
     def on_compile(self, *, src: Any = None, metadata: Any = None, metadata_group: Any = None,
@@ -278,10 +279,10 @@ class Recorder:
         function = _get(data, "function")
         if function is None:
             return
-        with self._lock:
-            kid = self._by_function.get(function)
-            if kid is None:
-                for candidate, (k, _) in self._kernels.items():
+        kid = self._by_function.get(function)
+        if kid is None:
+            with self._lock:
+                for candidate, (k, _) in list(self._kernels.items()):
                     if getattr(k, "function", None) == function:
                         kid = self._by_function[function] = candidate
                         break
@@ -339,7 +340,13 @@ class Recorder:
             self._write()
 
     def _note_use(self, kid: int, *, executed: bool) -> None:
+        # Fast path, once per launch: nothing can have changed since the last
+        # use of this kernel with the same point token.
+        token = (points.point_token(), executed)
+        if self._last_use.get(kid) == token:
+            return
         with self._lock:
+            self._last_use[kid] = token
             kernel, ident = self._kernels[kid]
             point = points.current_point()
             pkey = manifest.canonical(point) if point else None

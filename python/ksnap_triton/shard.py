@@ -97,5 +97,5 @@ class ShardWriter:
     def write(self) -> str:
         """Atomically (re)writes the shard file; returns its path."""
         with self._lock:
-            manifest.write_json_atomic(self.path, self.document())
+            manifest.write_json_atomic(self.path, self.document(), indent=None)
             return self.path

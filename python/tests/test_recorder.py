@@ -141,6 +141,23 @@ def test_pytest_test_id_is_a_point(session):
     assert e["benchmark"]["points"] == [{"test": "tests/test_x.py::test_y[8]"}]
 
 
+def test_relaunch_under_a_new_test_or_point_is_noticed(session):
+    rec, k, _ = session
+    no_pytest_point()
+    try:
+        for test in ("t.py::a (call)", "t.py::b (call)", "t.py::b (call)"):
+            os.environ["PYTEST_CURRENT_TEST"] = test
+            k.add_kernel[(1,)](object(), object(), 64, BLOCK=8)
+        os.environ.pop("PYTEST_CURRENT_TEST")
+        for m in (1, 2, 1):
+            with benchmark_point(M=m):
+                k.add_kernel[(1,)](object(), object(), 64, BLOCK=8)
+    finally:
+        os.environ.pop("PYTEST_CURRENT_TEST", None)
+    [e] = rec.entries()
+    assert e["benchmark"]["points"] == [{"M": 1}, {"M": 2}, {"test": "t.py::a"}, {"test": "t.py::b"}]
+
+
 def test_listener_and_hook_of_the_program_still_run(tmp_path, fake_triton):
     calls = []
     fake_triton.knobs.compilation.listener = lambda **kw: calls.append("listener")
