@@ -108,8 +108,7 @@ int run_diff(const DiffArgs& a) {
     case render::Format::kMarkdown: text = render::render_markdown(*result, ro); break;
     case render::Format::kJson: text = render::render_json(*result, ro); break;
     case render::Format::kStat: text = render::render_stat(*result, ro); break;
-    case render::Format::kHtml:
-      return report_error(make_error(ErrorCode::kUnsupported, "--format html is not built in"));
+    case render::Format::kHtml: text = render::render_html(*result, ro); break;
   }
   int rc = write_output(a.output, text);
   if (rc != kExitOk) return rc;

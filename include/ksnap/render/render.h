@@ -28,5 +28,9 @@ std::string render_terminal(const diff::DiffResult& r, const RenderOptions& o = 
 std::string render_markdown(const diff::DiffResult& r, const RenderOptions& o = {});
 std::string render_json(const diff::DiffResult& r, const RenderOptions& o = {});
 std::string render_stat(const diff::DiffResult& r, const RenderOptions& o = {});
+/// One self-contained HTML page (no network, no external URL) with the
+/// summary, filters, search and every change group's hunks, syntax-highlighted
+/// by ksnap's IR lexer; the page renders group bodies lazily (docs/html-report.md).
+std::string render_html(const diff::DiffResult& r, const RenderOptions& o = {});
 
 }  // namespace ksnap::render
