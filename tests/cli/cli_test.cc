@@ -17,15 +17,15 @@ using nlohmann::json;
 
 namespace {
 
-struct Run {
+struct CmdResult {
   int rc = -1;
   std::string out, err;
 };
 
-Run run(const std::string& args) {
+CmdResult run(const std::string& args) {
   std::string err_path = fs::temp_directory_path() / ("ksnap_cli_err_" + std::to_string(getpid()));
   std::string cmd = std::string(KSNAP_BINARY) + " " + args + " 2>" + err_path;
-  Run r;
+  CmdResult r;
   FILE* p = popen(cmd.c_str(), "r");
   char buf[65536];
   size_t n;
@@ -71,7 +71,7 @@ std::set<std::string> truth_set(const std::string& truth_path, const std::string
 /// use BASE's options, which is what `id` holds.
 void expect_matches_truth(const std::string& dir, const std::string& base,
                           const std::string& head, const std::string& truth_pair) {
-  Run r = run("diff " + dir + "/" + base + " " + dir + "/" + head + " --format json");
+  CmdResult r = run("diff " + dir + "/" + base + " " + dir + "/" + head + " --format json");
   ASSERT_EQ(r.rc, 0) << r.err;
   json j = json::parse(r.out);
   size_t rows = 0;
@@ -91,7 +91,7 @@ class CorpusDirs : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(CorpusDirs, NoiseIsUnchanged) {
-  Run r = run("diff " + GetParam() + "/base " + GetParam() + "/noise --format json --exit-code");
+  CmdResult r = run("diff " + GetParam() + "/base " + GetParam() + "/noise --format json --exit-code");
   EXPECT_EQ(r.rc, 0) << r.err;
   json j = json::parse(r.out);
   EXPECT_EQ(j["changed_stages"], 0);
@@ -103,8 +103,8 @@ TEST_P(CorpusDirs, FusionOffMatchesTruth) {
   expect_matches_truth(GetParam(), "base", "fusion_off", "base..fusion_off");
 }
 TEST_P(CorpusDirs, NoiseToNoLicmMatchesBaseToNoLicm) {
-  Run a = run("diff " + GetParam() + "/base " + GetParam() + "/no_licm --format json");
-  Run b = run("diff " + GetParam() + "/noise " + GetParam() + "/no_licm --format json");
+  CmdResult a = run("diff " + GetParam() + "/base " + GetParam() + "/no_licm --format json");
+  CmdResult b = run("diff " + GetParam() + "/noise " + GetParam() + "/no_licm --format json");
   ASSERT_EQ(a.rc, 0);
   ASSERT_EQ(b.rc, 0);
   // noise has other ids only where options differ, which they do not: same keys.
@@ -112,7 +112,7 @@ TEST_P(CorpusDirs, NoiseToNoLicmMatchesBaseToNoLicm) {
 }
 
 TEST_P(CorpusDirs, FusionOffPairsByConstexprsAndNamesTheOption) {
-  Run r = run("diff " + GetParam() + "/base " + GetParam() + "/fusion_off --format json");
+  CmdResult r = run("diff " + GetParam() + "/base " + GetParam() + "/fusion_off --format json");
   ASSERT_EQ(r.rc, 0);
   json j = json::parse(r.out);
   for (const auto& v : j["variants"]) {
@@ -138,7 +138,7 @@ INSTANTIATE_TEST_SUITE_P(Corpora, CorpusDirs,
                                            std::string(KSNAP_CORPUS_DIR)));
 
 TEST(CliTest, JsonHasEveryRequiredField) {
-  Run r = run("diff " + example("base") + " " + example("no_licm") + " --format json");
+  CmdResult r = run("diff " + example("base") + " " + example("no_licm") + " --format json");
   ASSERT_EQ(r.rc, 0) << r.err;
   json j = json::parse(r.out);
   ASSERT_FALSE(j["variants"].empty());
@@ -156,7 +156,7 @@ TEST(CliTest, JsonHasEveryRequiredField) {
 }
 
 TEST(CliTest, GroupsShareIdenticalChanges) {
-  Run r = run("diff " + example("base") + " " + example("fusion_off") + " --format json");
+  CmdResult r = run("diff " + example("base") + " " + example("fusion_off") + " --format json");
   ASSERT_EQ(r.rc, 0) << r.err;
   json j = json::parse(r.out);
   size_t members = 0;
@@ -176,7 +176,7 @@ TEST(CliTest, GoldenReports) {
       {"show " + example("base"), "show_base.txt"},
   };
   for (const auto& c : cases) {
-    Run r = run(c.args);
+    CmdResult r = run(c.args);
     ASSERT_EQ(r.rc, 0) << c.args << "\n" << r.err;
     // Paths differ between checkouts: make them relative to the example dir.
     std::string out = r.out;
@@ -196,10 +196,11 @@ TEST(CliTest, GoldenReports) {
 }
 
 class BadInputTest : public ::testing::Test {
- protected:
+ public:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("ksnap_cli_bad_" + std::to_string(getpid()));
     fs::remove_all(dir_);
+    fs::create_directories(dir_);
     fs::copy(example("base"), dir_ + "/base", fs::copy_options::recursive);
     fs::copy(example("base"), dir_ + "/head", fs::copy_options::recursive);
     for (auto& p : fs::recursive_directory_iterator(dir_))
@@ -260,7 +261,7 @@ TEST_F(BadInputTest, ErrorsNameTheFileAndExit2) {
     TearDown();
     SetUp();
     std::string named = c.corrupt(this);
-    Run r = run("diff " + dir_ + "/base " + dir_ + "/head");
+    CmdResult r = run("diff " + dir_ + "/base " + dir_ + "/head");
     EXPECT_EQ(r.rc, 2) << c.name << "\n" << r.out << r.err;
     EXPECT_NE(r.err.find(named), std::string::npos) << c.name << ": " << r.err;
     EXPECT_NE(r.err.find("ksnap: "), std::string::npos) << c.name;
@@ -284,7 +285,7 @@ TEST(CliTest, NormalizePrintsCanonicalFormThatIgnoresNoise) {
     if (p.path().filename() == "attn_fwd.ttgir") n = p.path();
   ASSERT_FALSE(b.empty());
   ASSERT_FALSE(n.empty());
-  Run rb = run("normalize " + b), rn = run("normalize " + n);
+  CmdResult rb = run("normalize " + b); CmdResult rn = run("normalize " + n);
   EXPECT_EQ(rb.rc, 0) << rb.err;
   EXPECT_FALSE(rb.out.empty());
   EXPECT_EQ(rb.out, rn.out);
