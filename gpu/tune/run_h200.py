@@ -193,6 +193,9 @@ def main():
                      "triton_launch_us": t["triton_launch_us"],
                      "ksnap_aot": k["ksnap_aot"], "ksnap_online": k["ksnap_online"],
                      "ksnap_aot_vs_best": truth[k["ksnap_aot"]["choice"]] / best - 1,
+                     "truth_after_median_us": k.get("truth_after_median_us"),
+                     "triton_within_1pct_after": (k["truth_after_median_us"][t["autotune_choice"]] <=
+                                                  1.01 * min(k["truth_after_median_us"])),
                      "max_rel_error": k["max_rel_error"]})
     summary = {"device": ks["device"], "variants": ks["variants"], "rows": rows,
                "overhead": ks["overhead"], "aot_report": ks.get("aot_report")}

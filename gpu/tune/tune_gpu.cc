@@ -10,7 +10,8 @@
 // the method of the recorded samples; (3) ahead-of-time tuning:
 // Group::tune() on the shape's buffers, wall time measured around it;
 // (4) online tuning: Group::dispatch() called until it commits (the loop
-// synchronizes every 8 calls, as a serving loop that reads its results would).
+// synchronizes every 8 calls, as a serving loop that reads its results would);
+// (5) the ground truth again (100 rounds), to show how far conditions drift.
 // Then the dispatch overhead: host time per launch of raw cuLaunchKernel vs
 // CudaBackend::launch vs Group::dispatch after commit, same variant,
 // batches of 64 launches interleaved, median of batch means.
@@ -198,10 +199,8 @@ int main(int argc, char** argv) {
       js["max_rel_error"].push_back(worst);
     }
     // (2) ground truth: 400 interleaved rounds, individually timed.
-    const int rounds = 400;
-    std::vector<std::vector<double>> samples(nv);
-    double t_truth = now_s();
-    for (int r = 0; r < rounds; ++r) {
+    auto measure = [&](int rounds, std::vector<std::vector<double>>& samples) {
+     for (int r = 0; r < rounds; ++r) {
       std::vector<std::pair<size_t, Ticket>> tk;
       for (size_t k = 0; k < nv; ++k) {
         size_t v = (k + r) % nv;
@@ -214,7 +213,11 @@ int main(int argc, char** argv) {
         CHECK_OK(us.status());
         samples[v].push_back(*us);
       }
-    }
+     }
+    };
+    std::vector<std::vector<double>> samples(nv);
+    double t_truth = now_s();
+    measure(400, samples);
     t_truth = now_s() - t_truth;
     std::vector<double> truth;
     for (auto& s : samples) truth.push_back(median_of(s));
@@ -241,6 +244,15 @@ int main(int argc, char** argv) {
     CHECK_OK(be->synchronize(stream));
     double online_wall = now_s() - t0;
     size_t online_choice = (*online_group)->decision(w).value_or(0);
+    // (5) the truth again, after tuning: how much the conditions drifted.
+    std::vector<std::vector<double>> after(nv);
+    measure(100, after);
+    std::vector<double> truth_after;
+    for (auto& s : after) truth_after.push_back(median_of(s));
+    size_t best_after = std::min_element(truth_after.begin(), truth_after.end()) - truth_after.begin();
+    js["truth_after_median_us"] = truth_after;
+    js["truth_after_best"] = best_after;
+    auto hit_after = [&](size_t c) { return truth_after[c] <= 1.01 * truth_after[best_after]; };
     GroupReport ra = (*aot_group)->report(), ro = (*online_group)->report();
     auto find_w = [&](const GroupReport& r) {
       for (const auto& x : r.workloads)
@@ -248,10 +260,12 @@ int main(int argc, char** argv) {
       return WorkloadReport{};
     };
     WorkloadReport wa = find_w(ra), wo = find_w(ro);
-    js["ksnap_aot"] = {{"choice", aot_choice}, {"hit", hit(aot_choice)}, {"wall_s", aot_wall},
+    js["ksnap_aot"] = {{"choice", aot_choice}, {"hit", hit(aot_choice)},
+                       {"hit_after", hit_after(aot_choice)}, {"wall_s", aot_wall},
                        {"decision", decision_name(wa.decision)}, {"reason", wa.reason},
                        {"launches", wa.explore_launches}, {"explore_us", wa.explore_us}};
     js["ksnap_online"] = {{"choice", online_choice}, {"hit", hit(online_choice)},
+                          {"hit_after", hit_after(online_choice)},
                           {"dispatches_to_commit", calls}, {"wall_s", online_wall},
                           {"decision", decision_name(wo.decision)}, {"reason", wo.reason},
                           {"explore_us", wo.explore_us}, {"regret_us", wo.regret_us}};

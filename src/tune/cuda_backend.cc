@@ -56,11 +56,26 @@ struct CudaBackend::Impl {
   std::mutex event_mu;
   std::vector<std::pair<CUevent, CUevent>> free_events;
 
+  // What launch_impl needs per variant, precomputed at load.
+  struct Plan {
+    CUfunction fn = nullptr;
+    unsigned threads = 0, shared = 0;
+    unsigned cx = 1, cy = 1, cz = 1;
+    bool simple = true;  // plain cuLaunchKernel (no cluster, cooperative or PDL)
+    size_t nparams = 0;
+  };
+  std::vector<Plan> plans;
+
+  // The context is made current once per thread and backend (a thread-local
+  // note of the last one set), not per launch: a program that switches this
+  // thread to another context behind ksnap's back must call cuCtxSetCurrent
+  // again (or use the primary context, which the CUDA runtime shares).
   Status make_current() {
-    CUcontext cur = nullptr;
-    d->cuCtxGetCurrent(&cur);
-    if (cur == ctx) return Status::ok();
-    return d->check("cuCtxSetCurrent", d->cuCtxSetCurrent(ctx));
+    thread_local const Impl* current_for = nullptr;
+    if (current_for == this) return Status::ok();
+    Status s = d->check("cuCtxSetCurrent", d->cuCtxSetCurrent(ctx));
+    if (s.is_ok()) current_for = this;
+    return s;
   }
 
   // Scratch of at least `bytes` aligned to `align` for variant v, slot which.
@@ -157,6 +172,19 @@ Expected<std::shared_ptr<CudaBackend>> CudaBackend::create(std::vector<CapturedV
       while (count < 256 && d->cuFuncGetParamInfo(fn, count, &off, &size) == CUDA_SUCCESS) ++count;
     }
     m.nparams.push_back(count);
+    Impl::Plan plan;
+    plan.fn = fn;
+    plan.threads = static_cast<unsigned>(v.meta.num_warps * v.meta.threads_per_warp);
+    plan.shared = static_cast<unsigned>(v.meta.shared);
+    plan.cx = static_cast<unsigned>(std::max(1, v.meta.cluster_dims[0]));
+    plan.cy = static_cast<unsigned>(std::max(1, v.meta.cluster_dims[1]));
+    plan.cz = static_cast<unsigned>(std::max(1, v.meta.cluster_dims[2]));
+    if (plan.cx * plan.cy * plan.cz == 1 && v.meta.num_ctas > 1)
+      plan.cx = static_cast<unsigned>(v.meta.num_ctas);
+    plan.simple = plan.cx * plan.cy * plan.cz == 1 && !v.meta.launch_cooperative_grid &&
+                  !v.meta.launch_pdl;
+    plan.nparams = count;
+    m.plans.push_back(plan);
     be->hashes_.push_back(variant_identity(v));
   }
   m.scratch.resize(variants.size() * 2);
@@ -184,40 +212,40 @@ size_t CudaBackend::param_count(size_t v) const { return impl_->nparams[v]; }
 
 Status CudaBackend::launch_impl(size_t v, const Workload& w, const ArgPack& args, Stream s) {
   Impl& m = *impl_;
-  const TritonLaunchMeta& meta = variants_[v].meta;
-  if (m.nparams[v] && args.size() + 2 != m.nparams[v])
+  const Impl::Plan& plan = m.plans[v];
+  if (plan.nparams && args.size() + 2 != plan.nparams)
     return make_error(ErrorCode::kInvalidArgument,
-                      "variant " + variants_[v].label + " takes " + std::to_string(m.nparams[v] - 2) +
+                      "variant " + variants_[v].label + " takes " + std::to_string(plan.nparams - 2) +
                           " arguments (plus 2 hidden scratch pointers), got " +
                           std::to_string(args.size()));
   KSNAP_RETURN_IF_ERROR(m.make_current());
   Dim3 g = grid_(w, variants_[v]);
   if (g.x == 0 || g.y == 0 || g.z == 0) return Status::ok();  // empty problem: nothing to run
-  unsigned cx = static_cast<unsigned>(std::max(1, meta.cluster_dims[0]));
-  unsigned cy = static_cast<unsigned>(std::max(1, meta.cluster_dims[1]));
-  unsigned cz = static_cast<unsigned>(std::max(1, meta.cluster_dims[2]));
-  if (cx * cy * cz == 1 && meta.num_ctas > 1) cx = static_cast<unsigned>(meta.num_ctas);
-  const size_t ctas = static_cast<size_t>(g.x) * g.y * g.z * cx * cy * cz;
+  const TritonLaunchMeta& meta = variants_[v].meta;
+  const unsigned cx = plan.cx, cy = plan.cy, cz = plan.cz;
   CUdeviceptr gscratch = 0, pscratch = 0;
-  if (meta.global_scratch_size > 0) {
-    KSNAP_ASSIGN_OR_RETURN(gscratch, m.scratch_for(v, 0, ctas * meta.global_scratch_size,
-                                                   meta.global_scratch_align));
-  }
-  if (meta.profile_scratch_size > 0) {
-    KSNAP_ASSIGN_OR_RETURN(pscratch, m.scratch_for(v, 1, ctas * meta.profile_scratch_size,
-                                                   meta.profile_scratch_align));
+  if (meta.global_scratch_size > 0 || meta.profile_scratch_size > 0) {
+    const size_t ctas = static_cast<size_t>(g.x) * g.y * g.z * cx * cy * cz;
+    if (meta.global_scratch_size > 0) {
+      KSNAP_ASSIGN_OR_RETURN(gscratch, m.scratch_for(v, 0, ctas * meta.global_scratch_size,
+                                                     meta.global_scratch_align));
+    }
+    if (meta.profile_scratch_size > 0) {
+      KSNAP_ASSIGN_OR_RETURN(pscratch, m.scratch_for(v, 1, ctas * meta.profile_scratch_size,
+                                                     meta.profile_scratch_align));
+    }
   }
   void* params[ArgPack::kMaxArgs + 2];
   const size_t n = args.size();
   for (size_t i = 0; i < n; ++i) params[i] = args.slot(i);
   params[n] = &gscratch;
   params[n + 1] = &pscratch;
-  const unsigned threads = static_cast<unsigned>(meta.num_warps * meta.threads_per_warp);
-  const unsigned shared = static_cast<unsigned>(meta.shared);
+  const unsigned threads = plan.threads;
+  const unsigned shared = plan.shared;
   CUstream stream = static_cast<CUstream>(s);
   CUresult r;
-  if (cx * cy * cz == 1 && !meta.launch_cooperative_grid && !meta.launch_pdl) {
-    r = m.d->cuLaunchKernel(m.fns[v], g.x, g.y, g.z, threads, 1, 1, shared, stream, params, nullptr);
+  if (plan.simple) {
+    r = m.d->cuLaunchKernel(plan.fn, g.x, g.y, g.z, threads, 1, 1, shared, stream, params, nullptr);
   } else {
     CUlaunchAttribute attrs[3] = {};
     unsigned na = 0;
@@ -249,7 +277,7 @@ Status CudaBackend::launch_impl(size_t v, const Workload& w, const ArgPack& args
     cfg.hStream = stream;
     cfg.attrs = attrs;
     cfg.numAttrs = na;
-    r = m.d->cuLaunchKernelEx(&cfg, m.fns[v], params, nullptr);
+    r = m.d->cuLaunchKernelEx(&cfg, plan.fn, params, nullptr);
   }
   if (r != CUDA_SUCCESS)
     return make_error(ErrorCode::kInternal,
