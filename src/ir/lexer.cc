@@ -123,14 +123,16 @@ Lexer::Lexer(const char* begin, size_t size, Dialect dialect)
 Token Lexer::error(const char* start, std::string_view message) {
   error_message_ = message;
   error_offset_ = static_cast<size_t>(start - begin_);
-  at_line_start_ = false;
   return make(TokenKind::kError, start);
 }
 
 Token Lexer::next() {
+  while (*cur_ == ' ') ++cur_;  // the common separator, before the dispatch
   while (true) {
     const char* start = cur_;
     char c = *cur_++;
+    // at_line_start_ is read by the few cases that define labels; make()
+    // clears it for every token but a newline.
     switch (c) {
       case '\0':
         if (start == end_) {
@@ -146,14 +148,7 @@ Token Lexer::next() {
         while (*cur_ == ' ' || *cur_ == '\t' || *cur_ == '\r') ++cur_;
         continue;
       case '\n':
-        at_line_start_ = true;
         return make(TokenKind::kNewline, start);
-      default:
-        break;
-    }
-    bool line_start = at_line_start_;
-    at_line_start_ = false;
-    switch (c) {
       case '%':
         if (*cur_ == '"' && dialect_ != Dialect::kPtx) {  // LLVM %"quoted name"
           Token s = lex_string(cur_);
@@ -202,7 +197,7 @@ Token Lexer::next() {
       case '$':
         if (!is(*cur_, kIdChar)) return make(TokenKind::kPunct, start);
         while (is(*cur_, kIdChar)) ++cur_;
-        if (line_start && *cur_ == ':' && dialect_ != Dialect::kMlir) {
+        if (at_line_start_ && *cur_ == ':' && dialect_ != Dialect::kMlir) {
           ++cur_;
           return make(TokenKind::kLabelDef, start);
         }
@@ -214,7 +209,7 @@ Token Lexer::next() {
         }
         if (is(*cur_, kIdStart) || *cur_ == '$') {
           while (is(*cur_, kIdChar)) ++cur_;
-          if (line_start && *cur_ == ':' &&
+          if (at_line_start_ && *cur_ == ':' &&
               (dialect_ == Dialect::kPtx || dialect_ == Dialect::kAmdgcn)) {
             ++cur_;
             return make(TokenKind::kLabelDef, start);
@@ -263,7 +258,7 @@ Token Lexer::next() {
         return make(TokenKind::kPunct, start);
       case '0': case '1': case '2': case '3': case '4':
       case '5': case '6': case '7': case '8': case '9':
-        if (line_start && dialect_ == Dialect::kLlvm) {  // numbered LLVM label "7:"
+        if (at_line_start_ && dialect_ == Dialect::kLlvm) {  // numbered LLVM label "7:"
           const char* p = cur_;
           while (is(*p, kDigit)) ++p;
           if (*p == ':') {
@@ -272,30 +267,28 @@ Token Lexer::next() {
           }
         }
         return lex_number(start);
+      case '(': case ')': case '{': case '}': case '[': case ']': case ',': case '=':
+      case '*': case '+': case '?': case '|': case '&': case '~': case '`': case '\'':
+      case '\\':
+        return make(TokenKind::kPunct, start);
       default:
         break;
     }
-    unsigned char u = static_cast<unsigned char>(c);
     if (is(c, kIdStart)) {
-      Token t = lex_identifier(start);
-      if (line_start && *cur_ == ':' && cur_[1] != ':' &&
+      while (is(*cur_, kIdChar)) ++cur_;
+      if (at_line_start_ && *cur_ == ':' && cur_[1] != ':' &&
           (dialect_ == Dialect::kLlvm || dialect_ == Dialect::kPtx ||
            dialect_ == Dialect::kAmdgcn)) {
         ++cur_;
         return make(TokenKind::kLabelDef, start);
       }
-      return t;
+      return make(TokenKind::kBareId, start);
     }
+    unsigned char u = static_cast<unsigned char>(c);
     if (u >= 0x80) return lex_utf8(start);
     if (u < 0x20 || u == 0x7F) return error(start, "stray control byte (binary data?)");
-    // Any other printable ASCII char: (){}[],=*+?|&~`'\ and friends.
-    return make(TokenKind::kPunct, start);
+    return make(TokenKind::kPunct, start);  // any other printable ASCII char
   }
-}
-
-Token Lexer::lex_identifier(const char* start) {
-  while (is(*cur_, kIdChar)) ++cur_;
-  return make(TokenKind::kBareId, start);
 }
 
 Token Lexer::lex_number(const char* start) {

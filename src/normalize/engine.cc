@@ -14,6 +14,8 @@
 #include "normalize/engine.h"
 
 #include <algorithm>
+#include <cstring>
+#include <new>
 
 #include "ksnap/support/hash.h"
 #include "normalize/canonical.h"
@@ -28,9 +30,67 @@ constexpr int kMaxPyChain = 64;
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 }  // namespace
 
+void Scratch::reset() {
+  occs.clear();
+  drops.clear();
+  lines.clear();
+  syms.clear();
+  units.clear();
+  kept.clear();
+  for (auto& v : unit_lines) v.clear();
+  globals.clear();
+  module_values.clear();
+  module_blocks.clear();
+  unit_values.clear();
+  unit_blocks.clear();
+  brackets.clear();
+  defs_this_line.clear();
+  stack.clear();
+}
+
+namespace {
+
+Scratch* acquire_scratch(std::unique_ptr<Scratch>& owned) {
+  thread_local Scratch mine;
+  if (!mine.in_use) {
+    mine.in_use = true;
+    mine.reset();
+    return &mine;
+  }
+  owned = std::make_unique<Scratch>();  // re-entered on this thread
+  owned->in_use = true;
+  return owned.get();
+}
+
+}  // namespace
+
+Engine::~Engine() { scratch_->in_use = false; }
+
 Engine::Engine(const TextBuffer& text, ir::Dialect dialect, const NormalizeOptions& opts,
                bool full)
-    : text_(text), base_(text.c_str()), dialect_(dialect), opts_(opts), full_(full) {
+    : scratch_(acquire_scratch(owned_)),
+      text_(text),
+      base_(text.c_str()),
+      dialect_(dialect),
+      opts_(opts),
+      full_(full),
+      shape_(scratch_->shape),
+      occs_(scratch_->occs),
+      drops_(scratch_->drops),
+      lines_(scratch_->lines),
+      syms_(scratch_->syms),
+      units_(scratch_->units),
+      kept_(scratch_->kept),
+      unit_lines_(scratch_->unit_lines),
+      globals_(scratch_->globals),
+      module_values_(scratch_->module_values),
+      module_blocks_(scratch_->module_blocks),
+      unit_values_(scratch_->unit_values),
+      unit_blocks_(scratch_->unit_blocks),
+      toks_(scratch_->toks),
+      brackets_(scratch_->brackets),
+      defs_this_line_(scratch_->defs_this_line),
+      stack_(scratch_->stack) {
   switch (dialect) {
     case ir::Dialect::kMlir: handler_ = make_mlir_handler(); break;
     case ir::Dialect::kLlvm: handler_ = make_llvm_handler(); break;
@@ -43,52 +103,24 @@ Engine::Engine(const TextBuffer& text, ir::Dialect dialect, const NormalizeOptio
   check_angles_ = dialect == ir::Dialect::kMlir || dialect == ir::Dialect::kLlvm ||
                   dialect == ir::Dialect::kPtx;
   units_.push_back(UnitRec{});
-  shape_.reserve(text.size() / 2 + 64);
-  toks_.reserve(256);
+  shape_.grow(0, text.size() + 4096);
+  if (toks_.size() < 256) toks_.resize(256);
 }
 
 Status Engine::error_at(size_t offset, std::string message) const {
   return make_error(ErrorCode::kParseError, std::move(message), text_.location_of(offset));
 }
 
-Status Engine::check_bracket(const ir::Token& t) {
-  if (t.text.size() != 1) return Status::ok();
+Status Engine::bracket_error(const ir::Token& t) const {
   char c = t.text[0];
-  char open = 0;
-  switch (c) {
-    case '{':
-      ++brace_depth_;
-      [[fallthrough]];
-    case '(':
-    case '[':
-      brackets_.push_back(Open{c, off(t)});
-      return Status::ok();
-    case '<':
-      if (check_angles_) brackets_.push_back(Open{c, off(t)});
-      return Status::ok();
-    case '}': open = '{'; break;
-    case ')': open = '('; break;
-    case ']': open = '['; break;
-    case '>':
-      if (!check_angles_) return Status::ok();
-      open = '<';
-      break;
-    default:
-      return Status::ok();
-  }
   if (brackets_.empty()) {
     return error_at(off(t), std::string("unbalanced '") + c + "': nothing is open here");
   }
   Open o = brackets_.back();
-  if (o.c != open) {
-    SourceLocation at = text_.location_of(o.off);
-    return error_at(off(t), std::string("'") + c + "' does not close the '" + o.c +
-                                "' opened at line " + std::to_string(at.line) + ":" +
-                                std::to_string(at.column));
-  }
-  brackets_.pop_back();
-  if (c == '}') --brace_depth_;
-  return Status::ok();
+  SourceLocation at = text_.location_of(o.off);
+  return error_at(off(t), std::string("'") + c + "' does not close the '" + o.c +
+                              "' opened at line " + std::to_string(at.line) + ":" +
+                              std::to_string(at.column));
 }
 
 Status Engine::run() {
@@ -103,9 +135,19 @@ Status Engine::scan() {
   uint32_t line_no = 1;
   uint32_t line_begin = 0;
   uint32_t extra_newlines = 0;
+  size_t ntoks = 0;  // toks_ is used as an array: no per-token bookkeeping
+  Status bracket_status;
   depth_at_line_start_ = 0;
+  ir::Token* arr = toks_.data();
+  size_t cap = toks_.size();
   while (true) {
-    ir::Token t = lx.next();
+    if (ntoks == cap) {
+      toks_.resize(cap * 2);
+      arr = toks_.data();
+      cap = toks_.size();
+    }
+    // The lexer returns straight into the array slot (guaranteed elision).
+    const ir::Token& t = *new (arr + ntoks) ir::Token(lx.next());
     switch (t.kind) {
       case ir::TokenKind::kError:
         return error_at(lx.error_offset(), std::string(lx.error_message()));
@@ -117,10 +159,11 @@ Status Engine::scan() {
                                           " bytes long, over max_line_bytes (" +
                                           std::to_string(opts_.max_line_bytes) + ")");
         }
-        begin_line(line_no, line_begin);
-        handler_->line(*this, std::span<const ir::Token>(toks_.data(), toks_.size()));
+        bool eof = t.kind == ir::TokenKind::kEof;
+        begin_line(line_no, line_begin, end);
+        handler_->line(*this, std::span<const ir::Token>(arr, ntoks));
         end_line(end);
-        if (t.kind == ir::TokenKind::kEof) {
+        if (eof) {
           if (!brackets_.empty()) {
             Open o = brackets_.back();
             return error_at(o.off, std::string("'") + o.c +
@@ -132,14 +175,12 @@ Status Engine::scan() {
         extra_newlines = 0;
         line_begin = end + 1;
         depth_at_line_start_ = brace_depth_;
-        toks_.clear();
+        ntoks = 0;
         continue;
       }
-      case ir::TokenKind::kPunct: {
-        Status s = check_bracket(t);
-        if (!s.is_ok()) return s;
+      case ir::TokenKind::kPunct:
+        if (!check_bracket(t, &bracket_status)) return bracket_status;
         break;
-      }
       case ir::TokenKind::kComment:
         if (t.text.size() > 1 && t.text[1] == '*') {
           extra_newlines +=
@@ -149,15 +190,19 @@ Status Engine::scan() {
       default:
         break;
     }
-    toks_.push_back(t);
+    ++ntoks;
   }
 }
 
-void Engine::begin_line(uint32_t line_no, uint32_t src_begin) {
+void Engine::begin_line(uint32_t line_no, uint32_t src_begin, uint32_t src_end) {
+  // A shape is at most 4x its line: one space per token, masks at most 3x
+  // the name they replace (`#0` -> `#attrs`).
+  size_t need = size_t{shape_len_} + 4 * size_t{src_end - src_begin} + 64;
+  shape_.grow(shape_len_, need);
   cur_ = LineRec{};
   cur_.line_no = line_no;
   cur_.unit = unit_;
-  cur_.shape_begin = static_cast<uint32_t>(shape_.size());
+  cur_.shape_begin = shape_len_;
   cur_.occ_begin = static_cast<uint32_t>(occs_.size());
   cur_.drop_begin = static_cast<uint32_t>(drops_.size());
   cur_.src_begin = src_begin;
@@ -167,14 +212,14 @@ void Engine::begin_line(uint32_t line_no, uint32_t src_begin) {
 }
 
 void Engine::end_line(uint32_t src_end) {
-  if (skip_ || shape_.size() == cur_.shape_begin) {
-    shape_.resize(cur_.shape_begin);
+  if (skip_ || shape_len_ == cur_.shape_begin) {
+    shape_len_ = cur_.shape_begin;
     occs_.resize(cur_.occ_begin);
     drops_.resize(cur_.drop_begin);
     for (uint32_t s : defs_this_line_) syms_[s].def_line = kNone;
     return;
   }
-  cur_.shape_end = static_cast<uint32_t>(shape_.size());
+  cur_.shape_end = shape_len_;
   cur_.occ_end = static_cast<uint32_t>(occs_.size());
   cur_.drop_end = static_cast<uint32_t>(drops_.size());
   cur_.src_end = src_end;
@@ -238,7 +283,8 @@ uint32_t Engine::label(const ir::Token& t, std::string_view mask, bool debug_onl
 
 void Engine::finish() {
   mark_live();
-  unit_lines_.assign(units_.size(), {});
+  if (unit_lines_.size() < units_.size()) unit_lines_.resize(units_.size());
+  for (auto& v : unit_lines_) v.clear();
   for (uint32_t i = 0; i < lines_.size(); ++i) {
     if (kept_[i]) unit_lines_[lines_[i].unit].push_back(i);
   }
@@ -249,10 +295,16 @@ void Engine::finish() {
     const LineRec& l = lines_[i];
     for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
       uint32_t s = occs_[k].sym;
-      if (syms_[s].unit == kNone && !syms_[s].resolved) {
+      SymRec& r = syms_[s];
+      if (r.unit == kNone && !r.resolved) {
         int32_t min_ref = INT32_MAX;
-        syms_[s].canonical = resolve(s, 0, &min_ref);
-        syms_[s].resolved = true;
+        uint64_t c = resolve(s, 0, &min_ref);
+        SymRec& r2 = syms_[s];
+        r2.canonical = c;
+        r2.resolved = true;
+        std::string name;
+        append_canonical_name(name, r2.cls, r2.mask, c);
+        std::memcpy(r2.printed, name.data(), std::min(name.size(), sizeof r2.printed));
       }
     }
   }
@@ -346,14 +398,14 @@ uint64_t Engine::resolve(uint32_t sym, int depth, int32_t* min_ref) {
   for (uint32_t k = r.def_occ; k < l.occ_end; ++k) {
     const Occ& o = occs_[k];
     if (o.shape_off < pos) continue;
-    content.append(shape_, pos, o.shape_off - pos);
+    content.append(shape_.data() + pos, o.shape_off - pos);
     const SymRec& t = syms_[o.sym];
     uint64_t c = t.canonical;
     if (t.unit == kNone) c = resolve(o.sym, depth + 1, &sub_min);
     append_canonical_name(content, t.cls, t.mask, c);
     pos = o.shape_off + o.mask_len;
   }
-  content.append(shape_, pos, l.shape_end - pos);
+  content.append(shape_.data() + pos, l.shape_end - pos);
   uint64_t h = hash64(content, seed);
   stack_.pop_back();
   SymRec& r2 = syms_[sym];
@@ -389,16 +441,21 @@ void Engine::append_line(std::string& out, const LineRec& l) const {
   uint32_t pos = l.shape_begin;
   for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
     const Occ& o = occs_[k];
-    out.append(shape_, pos, o.shape_off - pos);
+    out.append(shape_.data() + pos, o.shape_off - pos);
     const SymRec& s = syms_[o.sym];
-    append_canonical_name(out, s.cls, s.mask, s.canonical);
+    if (s.unit == kNone) {
+      out.append(s.printed, sizeof s.printed);
+    } else {
+      append_canonical_name(out, s.cls, s.mask, s.canonical);
+    }
     pos = o.shape_off + o.mask_len;
   }
-  out.append(shape_, pos, l.shape_end - pos);
+  out.append(shape_.data() + pos, l.shape_end - pos);
   out.push_back('\n');
 }
 
-void Engine::append_unit(std::string& out, uint32_t unit) const {
+void Engine::append_unit(std::string& out, uint32_t unit, Hasher* sink) const {
+  constexpr size_t kFlushBytes = 64 * 1024;
   std::vector<std::string> order_free;
   for (uint32_t i : unit_lines_[unit]) {
     const LineRec& l = lines_[i];
@@ -407,15 +464,28 @@ void Engine::append_unit(std::string& out, uint32_t unit) const {
       append_line(order_free.back(), l);
     } else {
       append_line(out, l);
+      if (sink && out.size() >= kFlushBytes) {
+        sink->update(out);
+        out.clear();
+      }
     }
   }
   std::sort(order_free.begin(), order_free.end());
   for (const std::string& s : order_free) out += s;
 }
 
+uint64_t Engine::canonical_hash() const {
+  Hasher h;
+  std::string buf;
+  buf.reserve(80 * 1024);
+  for (uint32_t u = 0; u < units_.size(); ++u) append_unit(buf, u, &h);
+  h.update(buf);
+  return h.digest();
+}
+
 std::string Engine::canonical() const {
   std::string out;
-  out.reserve(shape_.size() + shape_.size() / 8 + 16);
+  out.reserve(shape_len_ + shape_len_ / 8 + 16);
   for (uint32_t u = 0; u < units_.size(); ++u) append_unit(out, u);
   return out;
 }
@@ -477,7 +547,7 @@ Module Engine::build_module() const {
       line.order_free = l.order_free;
       line.op.assign(base_ + l.op_off, l.op_len);
       line.callee.assign(base_ + l.callee_off, l.callee_len);
-      line.shape.assign(shape_, l.shape_begin, l.shape_end - l.shape_begin);
+      line.shape.assign(shape_.data() + l.shape_begin, l.shape_end - l.shape_begin);
       disp.clear();
       line.display = display_of(l, &disp);
       line.symbols.reserve(l.occ_end - l.occ_begin);

@@ -17,6 +17,8 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <span>
@@ -27,11 +29,20 @@
 #include "ksnap/ir/lexer.h"
 #include "ksnap/normalize/normalize.h"
 #include "ksnap/support/file.h"
+#include "ksnap/support/hash.h"
 #include "normalize/symbol_map.h"
 
 namespace ksnap::norm::detail {
 
 inline constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+struct BracketChars {
+  bool bits[256] = {};
+  constexpr BracketChars() {
+    for (char c : {'(', ')', '[', ']', '{', '}', '<', '>'}) bits[static_cast<uint8_t>(c)] = true;
+  }
+};
+inline constexpr BracketChars kBracketChars;
 
 /// Fixed masks (the class part of a renamed symbol in Line::shape).
 inline constexpr std::string_view kValueMask = "%_";
@@ -77,10 +88,66 @@ struct SymRec {
   uint32_t py_sym = kNone;    ///< Location symbols: the location this one names.
   int32_t py_line = -1;       ///< Location symbols: the line, when known directly.
   uint64_t canonical = 0;
+  char printed[18] = {};      ///< Module scope: canonical name, printed once ("#a<16 hex>").
   int32_t stack_pos = -1;     ///< Position on the resolution stack, -1 when off it.
   bool resolved = false;
   bool dropped = false;       ///< Definition removed as debug info: canonical is fixed.
   bool live = false;
+};
+
+/// A growable buffer that does not zero what it allocates.
+class CharBuf {
+ public:
+  char* data() { return p_.get(); }
+  const char* data() const { return p_.get(); }
+  size_t size() const { return cap_; }
+  /// Makes room for `need` bytes, keeping the first `used`.
+  void grow(size_t used, size_t need) {
+    if (need <= cap_) return;
+    size_t n = std::max(need, cap_ * 2);
+    auto q = std::make_unique_for_overwrite<char[]>(n);
+    if (used) std::memcpy(q.get(), p_.get(), used);
+    p_ = std::move(q);
+    cap_ = n;
+  }
+
+ private:
+  std::unique_ptr<char[]> p_;
+  size_t cap_ = 0;
+};
+
+struct Drop {
+  uint32_t from, to;
+};
+struct UnitRec {
+  std::string_view name;
+};
+struct Open {
+  char c;
+  uint32_t off;
+};
+
+/// The Engine's working memory. One per thread is kept between calls, so
+/// that normalizing many files reuses its capacity instead of asking the
+/// allocator (and the kernel, for fresh pages) again for every file.
+struct Scratch {
+  CharBuf shape;
+  std::vector<Occ> occs;
+  std::vector<Drop> drops;
+  std::vector<LineRec> lines;
+  std::vector<SymRec> syms;
+  std::vector<UnitRec> units;
+  std::vector<bool> kept;
+  std::vector<std::vector<uint32_t>> unit_lines;
+  SymbolMap globals, module_values, module_blocks, unit_values, unit_blocks;
+  std::vector<ir::Token> toks;
+  std::vector<Open> brackets;
+  std::vector<uint32_t> defs_this_line;
+  std::vector<uint32_t> stack;
+  bool in_use = false;
+
+  /// Empties everything, keeping capacity.
+  void reset();
 };
 
 class Engine;
@@ -101,11 +168,16 @@ std::unique_ptr<DialectHandler> make_asm_handler(ir::Dialect d);  // AMDGCN, SPI
 class Engine {
  public:
   Engine(const TextBuffer& text, ir::Dialect dialect, const NormalizeOptions& opts, bool full);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
   /// Scans the whole buffer. Errors: kParseError with file:line:col.
   Status run();
   /// The canonical text (after run()); its hash64 is the module hash.
   std::string canonical() const;
+  /// hash64(canonical()) without holding the whole text (streamed).
+  uint64_t canonical_hash() const;
   /// Builds the public Module (after run(), full mode only).
   Module build_module() const;
 
@@ -117,20 +189,26 @@ class Engine {
   uint32_t off(const ir::Token& t) const { return off(t.text.data()); }
   LineRec& cur() { return cur_; }
 
-  /// Appends token text to the shape (single-space separated).
+  /// Appends token text to the shape (single-space separated). begin_line
+  /// reserved room for the whole line, so this writes without checks.
   void text(std::string_view s) {
-    if (shape_.size() > cur_.shape_begin) shape_.push_back(' ');
-    shape_.append(s.data(), s.size());
+    char* w = shape_.data() + shape_len_;
+    if (shape_len_ > cur_.shape_begin) *w++ = ' ';
+    copy_small(w, s.data(), s.size());
+    shape_len_ = static_cast<uint32_t>(w + s.size() - shape_.data());
   }
   /// Appends `mask` + `suffix` for an occurrence of `sym` spelled `name`.
   void symbol(uint32_t sym, std::string_view name, bool is_def, std::string_view suffix = {}) {
-    if (shape_.size() > cur_.shape_begin) shape_.push_back(' ');
+    char* w = shape_.data() + shape_len_;
+    if (shape_len_ > cur_.shape_begin) *w++ = ' ';
     const SymRec& s = syms_[sym];
-    occs_.push_back(Occ{sym, static_cast<uint32_t>(shape_.size()), off(name.data()),
+    occs_.push_back(Occ{sym, static_cast<uint32_t>(w - shape_.data()), off(name.data()),
                         static_cast<uint32_t>(name.size()),
                         static_cast<uint16_t>(s.mask.size()), is_def});
-    shape_.append(s.mask.data(), s.mask.size());
-    shape_.append(suffix.data(), suffix.size());
+    copy_small(w, s.mask.data(), s.mask.size());
+    w += s.mask.size();
+    copy_small(w, suffix.data(), suffix.size());
+    shape_len_ = static_cast<uint32_t>(w + suffix.size() - shape_.data());
   }
   /// Removes source bytes [from, to) from the line's display.
   void drop(const char* from, const char* to) {
@@ -143,7 +221,7 @@ class Engine {
   void skip_line() { skip_ = true; }
   /// Shape offset where the next token would start (for definitions).
   uint32_t shape_pos() const {
-    return static_cast<uint32_t>(shape_.size() + (shape_.size() > cur_.shape_begin ? 1 : 0));
+    return shape_len_ + (shape_len_ > cur_.shape_begin ? 1 : 0);
   }
   uint32_t occ_pos() const { return static_cast<uint32_t>(occs_.size()); }
 
@@ -189,19 +267,47 @@ class Engine {
   void add_resource(std::string key, int64_t n) { resources_[std::move(key)] += n; }
 
  private:
-  struct Drop {
-    uint32_t from, to;
-  };
-  struct UnitRec {
-    std::string_view name;
-  };
-
   uint32_t lookup(SymbolMap& map, std::string_view key, SymbolClass cls, std::string_view mask,
                   uint32_t unit);
   Status scan();
-  Status check_bracket(const ir::Token& t);
+  /// Tracks `{([<` nesting; false (and *error set) on a mismatch.
+  bool check_bracket(const ir::Token& t, Status* error) {
+    if (t.text.size() != 1) return true;
+    char c = t.text[0];
+    if (!kBracketChars.bits[static_cast<uint8_t>(c)]) return true;  // `,` `=` `:` ...
+    switch (c) {
+      case '{':
+        ++brace_depth_;
+        brackets_.push_back(Open{c, off(t)});
+        return true;
+      case '(':
+      case '[':
+        brackets_.push_back(Open{c, off(t)});
+        return true;
+      case '<':
+        if (check_angles_) brackets_.push_back(Open{c, off(t)});
+        return true;
+      case '}':
+      case ')':
+      case ']':
+      case '>': {
+        if (c == '>' && !check_angles_) return true;
+        char open = c == '}' ? '{' : c == ')' ? '(' : c == ']' ? '[' : '<';
+        if (brackets_.empty() || brackets_.back().c != open) {
+          *error = bracket_error(t);
+          return false;
+        }
+        brackets_.pop_back();
+        if (c == '}') --brace_depth_;
+        return true;
+      }
+      default:
+        return true;
+    }
+  }
+  Status bracket_error(const ir::Token& t) const;
   Status error_at(size_t offset, std::string message) const;
-  void begin_line(uint32_t line_no, uint32_t src_begin);
+  void begin_line(uint32_t line_no, uint32_t src_begin, uint32_t src_end);
   void end_line(uint32_t src_end);
   void finish();
   void mark_live();
@@ -209,9 +315,13 @@ class Engine {
   uint64_t resolve(uint32_t sym, int depth, int32_t* min_ref);
   void resolve_py();
   void append_line(std::string& out, const LineRec& l) const;
-  void append_unit(std::string& out, uint32_t unit) const;
+  /// Appends a unit's canonical text; with `sink`, feeds it whatever is
+  /// buffered past 64 KiB.
+  void append_unit(std::string& out, uint32_t unit, Hasher* sink = nullptr) const;
   std::string display_of(const LineRec& l, std::vector<uint32_t>* occ_disp) const;
 
+  std::unique_ptr<Scratch> owned_;  ///< Only when the thread's scratch is busy.
+  Scratch* scratch_;
   const TextBuffer& text_;
   const char* base_;
   ir::Dialect dialect_;
@@ -219,34 +329,59 @@ class Engine {
   bool full_;
   std::unique_ptr<DialectHandler> handler_;
 
-  std::string shape_;
-  std::vector<Occ> occs_;
-  std::vector<Drop> drops_;
-  std::vector<LineRec> lines_;
-  std::vector<SymRec> syms_;
-  std::vector<UnitRec> units_;
-  std::vector<bool> kept_;                       ///< Per line, after finish().
-  std::vector<std::vector<uint32_t>> unit_lines_;  ///< Kept lines per unit.
+  /// Copies n bytes; inline for the short token texts that dominate.
+  static void copy_small(char* dst, const char* src, size_t n) {
+    if (n <= 16) {
+      if (n >= 8) {
+        uint64_t a, b;
+        std::memcpy(&a, src, 8);
+        std::memcpy(&b, src + n - 8, 8);
+        std::memcpy(dst, &a, 8);
+        std::memcpy(dst + n - 8, &b, 8);
+      } else if (n >= 4) {
+        uint32_t a, b;
+        std::memcpy(&a, src, 4);
+        std::memcpy(&b, src + n - 4, 4);
+        std::memcpy(dst, &a, 4);
+        std::memcpy(dst + n - 4, &b, 4);
+      } else if (n > 0) {
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
+      }
+      return;
+    }
+    std::memcpy(dst, src, n);
+  }
+
+  /// Shapes of all lines; shape_len_ bytes used.
+  CharBuf& shape_;
+  uint32_t shape_len_ = 0;
+  std::vector<Occ>& occs_;
+  std::vector<Drop>& drops_;
+  std::vector<LineRec>& lines_;
+  std::vector<SymRec>& syms_;
+  std::vector<UnitRec>& units_;
+  std::vector<bool>& kept_;                        ///< Per line, after finish().
+  std::vector<std::vector<uint32_t>>& unit_lines_;  ///< Kept lines per unit.
   std::map<std::string, int64_t> resources_;
 
-  SymbolMap globals_;
-  SymbolMap module_values_, module_blocks_;
-  SymbolMap unit_values_, unit_blocks_;
+  SymbolMap& globals_;
+  SymbolMap& module_values_;
+  SymbolMap& module_blocks_;
+  SymbolMap& unit_values_;
+  SymbolMap& unit_blocks_;
   uint32_t unit_ = 0;
 
   LineRec cur_;
   bool skip_ = false;
-  std::vector<ir::Token> toks_;
-  struct Open {
-    char c;
-    uint32_t off;
-  };
-  std::vector<Open> brackets_;
+  std::vector<ir::Token>& toks_;
+  std::vector<Open>& brackets_;
   uint32_t brace_depth_ = 0, depth_at_line_start_ = 0;
-  std::vector<uint32_t> defs_this_line_;
+  std::vector<uint32_t>& defs_this_line_;
   bool check_angles_ = true;
   uint32_t resolve_budget_ = 0;
-  std::vector<uint32_t> stack_;
+  std::vector<uint32_t>& stack_;
 };
 
 }  // namespace ksnap::norm::detail

@@ -204,7 +204,9 @@ void LlvmHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results, boo
         // `, !dbg !7` and the define line's ` !dbg !4`: the op's location.
         if (is_punct(t, ',') && i + 2 < toks.size() && toks[i + 1].text == "!dbg" &&
             numbered(toks[i + 2].text) && o.drop_locations) {
-          e.cur().py_sym = e.global(toks[i + 2].text, SymbolClass::kMetadata, kMetadataMask);
+          if (e.full()) {
+            e.cur().py_sym = e.global(toks[i + 2].text, SymbolClass::kMetadata, kMetadataMask);
+          }
           e.drop(t, toks[i + 2]);
           i += 2;
           continue;
@@ -213,7 +215,9 @@ void LlvmHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results, boo
         continue;
       case TokenKind::kBangId:
         if (t.text == "!dbg" && i + 1 < toks.size() && numbered(toks[i + 1].text)) {
-          e.cur().py_sym = e.global(toks[i + 1].text, SymbolClass::kMetadata, kMetadataMask);
+          if (e.full()) {
+            e.cur().py_sym = e.global(toks[i + 1].text, SymbolClass::kMetadata, kMetadataMask);
+          }
           if (o.drop_locations) {
             e.drop(t, toks[i + 1]);
             ++i;

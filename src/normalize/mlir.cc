@@ -55,6 +55,7 @@ class MlirHandler : public DialectHandler {
 
 void MlirHandler::location_ref(Engine& e, TokenSpan toks, size_t open, size_t close,
                                int32_t* line, uint32_t* sym) {
+  if (!e.full()) return;  // py_line exists only in the Module
   for (size_t i = open + 1; i < close; ++i) {
     const ir::Token& t = toks[i];
     if (t.kind == TokenKind::kHashId && is_alias(t)) {
@@ -76,8 +77,11 @@ void MlirHandler::alias_definition(Engine& e, TokenSpan toks) {
   const ir::Token& name = toks[0];
   uint32_t s = e.global(name.text, SymbolClass::kAlias, alias_mask(name.text));
   if (toks.size() >= 4 && is_bare(toks[2], "loc") && is_punct(toks[3], '(')) {
-    SymRec& r = e.sym(s);
-    location_ref(e, toks, 3, match_close(toks, 3, '(', ')'), &r.py_line, &r.py_sym);
+    int32_t line = -1;
+    uint32_t ref = kNone;
+    location_ref(e, toks, 3, match_close(toks, 3, '(', ')'), &line, &ref);
+    e.sym(s).py_line = line;
+    e.sym(s).py_sym = ref;
     if (o.drop_locations) {
       e.skip_line();
       return;

@@ -25,7 +25,7 @@ Expected<uint64_t> normalized_hash(const TextBuffer& text, ir::Dialect dialect,
   detail::Engine engine(text, dialect, opts, /*full=*/false);
   Status s = engine.run();
   if (!s.is_ok()) return s;
-  return hash64(engine.canonical());
+  return engine.canonical_hash();
 }
 
 }  // namespace ksnap::norm

@@ -91,12 +91,12 @@ class Lexer {
 
  private:
   Token make(TokenKind kind, const char* start) {
+    at_line_start_ = kind == TokenKind::kNewline;
     return Token{kind, std::string_view(start, static_cast<size_t>(cur_ - start))};
   }
   Token error(const char* start, std::string_view message);
 
   Token lex_number(const char* start);
-  Token lex_identifier(const char* start);
   Token lex_string(const char* start);
   Token lex_line_comment(const char* start);
   Token lex_utf8(const char* start);

@@ -1,0 +1,135 @@
+// Normalizer throughput on the real Triton corpus (base build): MB/s of
+// normalized_hash() (the fast path) and of the full normalize() per stage,
+// plus the lexer alone. Single-threaded: the figures are per core.
+//
+//   ./build/bench/normalize_bench --benchmark_min_time=1
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <dirent.h>
+#include <string>
+#include <vector>
+
+#include "ksnap/ir/lexer.h"
+#include "ksnap/normalize/normalize.h"
+#include "ksnap/support/file.h"
+
+namespace {
+
+using namespace ksnap;
+
+struct StageFiles {
+  std::vector<TextBuffer> files;
+  int64_t bytes = 0;
+};
+
+/// Every `<stage>` file under the corpus's base build (empty when absent).
+StageFiles load_stage(const std::string& stage) {
+  StageFiles out;
+  std::string root = std::string(KSNAP_CORPUS_DIR) + "/base/cache";
+  DIR* d = opendir(root.c_str());
+  if (!d) return out;
+  std::vector<std::string> dirs;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] != '.') dirs.push_back(root + "/" + e->d_name);
+  }
+  closedir(d);
+  for (const std::string& dir : dirs) {
+    DIR* sub = opendir(dir.c_str());
+    if (!sub) continue;
+    while (dirent* e = readdir(sub)) {
+      std::string name = e->d_name;
+      if (name.size() > stage.size() + 1 &&
+          name.compare(name.size() - stage.size() - 1, std::string::npos, "." + stage) == 0) {
+        auto buf = read_text_file(dir + "/" + name);
+        if (buf) {
+          out.bytes += static_cast<int64_t>(buf->size());
+          out.files.push_back(std::move(*buf));
+        }
+      }
+    }
+    closedir(sub);
+  }
+  return out;
+}
+
+const StageFiles& stage_files(const std::string& stage) {
+  static std::vector<std::pair<std::string, StageFiles>> cache;
+  for (auto& [s, f] : cache) {
+    if (s == stage) return f;
+  }
+  cache.emplace_back(stage, load_stage(stage));
+  return cache.back().second;
+}
+
+ir::Dialect dialect_of(const std::string& stage) {
+  ir::Dialect d = ir::Dialect::kMlir;
+  ir::dialect_for_stage(stage, &d);
+  return d;
+}
+
+void BM_NormalizedHash(benchmark::State& state, std::string stage) {
+  const StageFiles& f = stage_files(stage);
+  if (f.files.empty()) {
+    state.SkipWithError("corpus not found");
+    return;
+  }
+  ir::Dialect d = dialect_of(stage);
+  for (auto _ : state) {
+    for (const TextBuffer& b : f.files) {
+      auto h = norm::normalized_hash(b, d);
+      benchmark::DoNotOptimize(h);
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * f.bytes);
+  state.counters["files"] = static_cast<double>(f.files.size());
+}
+
+void BM_Normalize(benchmark::State& state, std::string stage) {
+  const StageFiles& f = stage_files(stage);
+  if (f.files.empty()) {
+    state.SkipWithError("corpus not found");
+    return;
+  }
+  ir::Dialect d = dialect_of(stage);
+  for (auto _ : state) {
+    for (const TextBuffer& b : f.files) {
+      auto m = norm::normalize(b, d);
+      benchmark::DoNotOptimize(m);
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * f.bytes);
+}
+
+void BM_Lex(benchmark::State& state, std::string stage) {
+  const StageFiles& f = stage_files(stage);
+  if (f.files.empty()) {
+    state.SkipWithError("corpus not found");
+    return;
+  }
+  ir::Dialect d = dialect_of(stage);
+  int64_t tokens = 0;
+  for (auto _ : state) {
+    for (const TextBuffer& b : f.files) {
+      ir::Lexer lx(b.c_str(), b.size(), d);
+      while (lx.next().kind != ir::TokenKind::kEof) ++tokens;
+    }
+  }
+  benchmark::DoNotOptimize(tokens);
+  state.SetBytesProcessed(state.iterations() * f.bytes);
+}
+
+BENCHMARK_CAPTURE(BM_NormalizedHash, llir, std::string("llir"));
+BENCHMARK_CAPTURE(BM_NormalizedHash, ttgir, std::string("ttgir"));
+BENCHMARK_CAPTURE(BM_NormalizedHash, ttir, std::string("ttir"));
+BENCHMARK_CAPTURE(BM_NormalizedHash, ptx, std::string("ptx"));
+BENCHMARK_CAPTURE(BM_Normalize, llir, std::string("llir"));
+BENCHMARK_CAPTURE(BM_Normalize, ttgir, std::string("ttgir"));
+BENCHMARK_CAPTURE(BM_Normalize, ttir, std::string("ttir"));
+BENCHMARK_CAPTURE(BM_Normalize, ptx, std::string("ptx"));
+BENCHMARK_CAPTURE(BM_Lex, llir, std::string("llir"));
+BENCHMARK_CAPTURE(BM_Lex, ttgir, std::string("ttgir"));
+
+}  // namespace
+
+BENCHMARK_MAIN();
