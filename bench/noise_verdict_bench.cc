@@ -348,6 +348,43 @@ void real_runs_check(const std::string& path) {
   }
   std::printf("| all | | | | %zu / %zu | %zu / %zu | %zu / %zu |\n", tot_changed, tot, tot_sig,
               tot, tot_det, tot);
+
+  // 4 runs per side: every split of the 8 runs into two halves (35 per shape),
+  // tested on per-run medians (ksnap's default with several runs per side)
+  // and, for contrast, with all samples pooled into one Mann–Whitney test.
+  std::printf("\n#### 4 runs per side, all 35 splits of the 8 runs per shape\n\n");
+  std::printf("| test | false changed | 3%% shift detected |\n|---|---|---|\n");
+  for (bool run_medians : {true, false}) {
+    CompareOptions o = opts;
+    o.test_run_medians = run_medians;
+    size_t total = 0, false_changed = 0, detected = 0;
+    for (const auto& [name, runs] : by_shape) {
+      if (runs.size() != 8) continue;
+      for (unsigned mask = 0; mask < 256; ++mask) {
+        if (__builtin_popcount(mask) != 4 || !(mask & 1)) continue;  // each split once
+        for (int shifted = 0; shifted < 2; ++shifted) {
+          BenchResults base, head;
+          for (size_t r = 0; r < 8; ++r) {
+            std::vector<double> s = runs[r];
+            const bool in_base = mask & (1u << r);
+            if (!in_base && shifted) for (double& x : s) x *= kShift;
+            (void)add_point(in_base ? base : head, make_point("matmul[shape=" + name + "]", s));
+          }
+          auto res = compare_results(base, head, o);
+          const PerfChange ch = res[0].change;
+          if (shifted) {
+            detected += ch == PerfChange::kSlower;
+          } else {
+            ++total;
+            false_changed += ch == PerfChange::kSlower || ch == PerfChange::kFaster;
+          }
+        }
+      }
+    }
+    std::printf("| %s | %zu / %zu (%.1f%%) | %zu / %zu (%.1f%%) |\n",
+                run_medians ? "run medians, Welch log (default)" : "all samples pooled, Mann-Whitney",
+                false_changed, total, pct(false_changed, total), detected, total, pct(detected, total));
+  }
 }
 
 /// (c) how often the 95% bootstrap CI of the ratio of medians holds the true ratio.

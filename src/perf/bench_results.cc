@@ -198,6 +198,12 @@ Status add_point(BenchResults& results, BenchPoint point) {
     if (have.summary) {
       have.summary = pool(*have.summary, *point.summary);
     } else {
+      if (have.run_sizes.empty()) have.run_sizes.push_back(static_cast<uint32_t>(have.samples.size()));
+      if (point.run_sizes.empty()) {
+        have.run_sizes.push_back(static_cast<uint32_t>(point.samples.size()));
+      } else {
+        have.run_sizes.insert(have.run_sizes.end(), point.run_sizes.begin(), point.run_sizes.end());
+      }
       have.samples.insert(have.samples.end(), point.samples.begin(), point.samples.end());
     }
     have.runs += point.runs;
@@ -213,6 +219,22 @@ Status add_point(BenchResults& results, BenchPoint point) {
   results.by_label.emplace(std::move(label), results.points.size());
   results.points.push_back(std::move(point));
   return Status::ok();
+}
+
+std::vector<std::span<const double>> runs_of(const BenchPoint& p) {
+  std::vector<std::span<const double>> out;
+  const std::span<const double> all(p.samples);
+  if (p.run_sizes.empty()) {
+    if (!all.empty()) out.push_back(all);
+    return out;
+  }
+  size_t at = 0;
+  for (uint32_t n : p.run_sizes) {
+    if (at + n > all.size()) break;  // inconsistent sizes: stop at the data
+    out.push_back(all.subspan(at, n));
+    at += n;
+  }
+  return out;
 }
 
 const BenchPoint* BenchResults::find(const std::string& label) const {

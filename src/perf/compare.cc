@@ -79,6 +79,36 @@ void test_quantile_range(PointComparison& c, const BenchPoint& base, const Bench
            std::to_string(opts.assumed_samples_per_point);
 }
 
+/// Welch on the log of per-run medians: between-run variation included.
+void test_run_medians(PointComparison& c, const BenchPoint& base, const BenchPoint& head,
+                      const CompareOptions& opts) {
+  auto estimate = [](const BenchPoint& p) {
+    std::vector<double> logs;
+    for (std::span<const double> run : runs_of(p)) logs.push_back(std::log(median(run)));
+    LogEstimate e;
+    e.n = static_cast<double>(logs.size());
+    double sum = 0;
+    for (double x : logs) sum += x;
+    e.mu = sum / e.n;
+    double ss = 0;
+    for (double x : logs) ss += (x - e.mu) * (x - e.mu);
+    e.sigma = logs.size() > 1 ? std::sqrt(ss / (e.n - 1)) : 0;
+    return e;
+  };
+  if (!all_positive(base.samples) || !all_positive(head.samples)) {
+    insufficient(c, "samples must be positive (a value rounded to 0?)");
+    return;
+  }
+  const LogEstimate b = estimate(base), h = estimate(head);
+  c.n_base = static_cast<uint64_t>(b.n);
+  c.n_head = static_cast<uint64_t>(h.n);
+  apply_welch(c, b, h, TestMethod::kRunMedians, opts);
+  if (c.method == TestMethod::kRunMedians) {
+    c.note = std::to_string(c.n_base) + " vs " + std::to_string(c.n_head) +
+             " runs: per-run medians tested";
+  }
+}
+
 void test_samples(PointComparison& c, const BenchPoint& base, const BenchPoint& head,
                   const CompareOptions& opts) {
   if (!all_positive(base.samples) || !all_positive(head.samples)) {
@@ -125,6 +155,7 @@ const char* test_method_name(TestMethod m) {
     case TestMethod::kMannWhitney: return "mann-whitney";
     case TestMethod::kWelchLog: return "welch-log";
     case TestMethod::kQuantileRange: return "quantile-range";
+    case TestMethod::kRunMedians: return "run-medians";
   }
   return "?";
 }
@@ -168,6 +199,14 @@ PointComparison test_point(const BenchPoint* base, const BenchPoint* head,
                           : "one value per point and no spread: give repeated runs or "
                             "per-sample results");
     }
+    return c;
+  }
+  // Several runs of samples on both sides (not perf_report's one value per run).
+  auto multi_run = [](const BenchPoint& p) {
+    return p.run_sizes.size() >= 2 && p.samples.size() > p.run_sizes.size();
+  };
+  if (opts.test_run_medians && multi_run(*base) && multi_run(*head)) {
+    test_run_medians(c, *base, *head, opts);
     return c;
   }
   test_samples(c, *base, *head, opts);

@@ -232,3 +232,57 @@ TEST(Compare, SlowdownFollowsDirection) {
 
 }  // namespace
 }  // namespace ksnap::perf
+
+namespace ksnap::perf {
+namespace {
+
+/// A side made of several runs, each `n` samples around its own center.
+BenchResults runs_side(const std::vector<double>& centers, int n, uint64_t seed) {
+  BenchResults r;
+  for (size_t i = 0; i < centers.size(); ++i) {
+    EXPECT_TRUE(add_point(r, samples_point("k", timings(centers[i], n, seed + i))));
+  }
+  return r;
+}
+
+TEST(CompareRuns, DriftBetweenRunsIsNotAChange) {
+  // Same kernel, runs drifting by +-2%: pooled samples look "significantly"
+  // different; the per-run medians do not.
+  BenchResults base = runs_side({100, 102, 98.5, 101}, 400, 10);
+  BenchResults head = runs_side({101.5, 99, 102.5, 100.5}, 400, 20);
+  ASSERT_EQ(base.points[0].run_sizes, (std::vector<uint32_t>{400, 400, 400, 400}));
+  auto out = compare_results(base, head, {});
+  EXPECT_EQ(out[0].method, TestMethod::kRunMedians);
+  EXPECT_EQ(out[0].n_base, 4u);
+  EXPECT_EQ(out[0].change, PerfChange::kNoChange) << out[0].p_adjusted;
+  CompareOptions pooled;
+  pooled.test_run_medians = false;
+  auto p = compare_results(base, head, pooled);
+  EXPECT_EQ(p[0].method, TestMethod::kMannWhitney);
+  EXPECT_EQ(p[0].n_base, 1600u);
+  EXPECT_LT(p[0].p_adjusted, 0.05);
+}
+
+TEST(CompareRuns, ConsistentShiftAcrossRunsIsAChange) {
+  BenchResults base = runs_side({100, 100.5, 99.5, 100.2}, 400, 10);
+  BenchResults head = runs_side({105, 105.4, 104.6, 105.1}, 400, 20);
+  auto out = compare_results(base, head, {});
+  EXPECT_EQ(out[0].method, TestMethod::kRunMedians);
+  EXPECT_EQ(out[0].change, PerfChange::kSlower);
+  EXPECT_NEAR(out[0].ratio, 1.05, 0.005);
+  EXPECT_LT(out[0].ci_lo, out[0].ratio);
+  EXPECT_GT(out[0].ci_hi, out[0].ratio);
+}
+
+TEST(CompareRuns, RunsOfSlicesSamples) {
+  BenchResults r = runs_side({1, 2}, 3, 1);
+  auto runs = runs_of(r.points[0]);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].size(), 3u);
+  EXPECT_EQ(runs[1][0], r.points[0].samples[3]);
+  BenchPoint single = samples_point("s", {1, 2});
+  EXPECT_EQ(runs_of(single).size(), 1u);
+}
+
+}  // namespace
+}  // namespace ksnap::perf

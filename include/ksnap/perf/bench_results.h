@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -84,8 +85,11 @@ struct BenchPoint {
   /// perf_report `<line>-min` / `<line>-max` of a single run (Triton's
   /// tutorials fill them with do_bench's 20th/80th percentiles).
   std::optional<double> spread_lo, spread_hi;
-  /// How many runs (files or repeated rows) contributed; perf_report only.
+  /// How many runs (files or repeated rows) contributed.
   uint32_t runs = 1;
+  /// Sizes of the runs that make up `samples`, in order, once two or more
+  /// were merged (add_point); empty = one run of all samples.
+  std::vector<uint32_t> run_sizes;
   bool from_perf_report = false;
   SourceLocation where;  ///< where the point was first defined
 };
@@ -93,6 +97,9 @@ struct BenchPoint {
 /// Direction implied by `unit`: "/s" or "flops" -> higher is better; a time
 /// unit -> lower is better; anything else -> `fallback`.
 MetricDirection direction_for_unit(std::string_view unit, MetricDirection fallback);
+
+/// The runs of a sample point, as consecutive slices of `samples`.
+std::vector<std::span<const double>> runs_of(const BenchPoint& p);
 
 /// All points of one side, in file order, one entry per label.
 struct BenchResults {
@@ -106,8 +113,9 @@ struct BenchResults {
 };
 
 /// Adds `point` to `results`: a new label is appended; a repeated label is
-/// merged (samples appended — for perf_report this makes one sample per run;
-/// summaries pooled). Error (kInvalidArgument, at point.where) when the two
+/// merged as another run (samples appended and the run boundary kept in
+/// run_sizes — for perf_report this makes one sample per run; summaries
+/// pooled). Error (kInvalidArgument, at point.where) when the two
 /// definitions mix samples and summaries.
 Status add_point(BenchResults& results, BenchPoint point);
 

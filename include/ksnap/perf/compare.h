@@ -16,6 +16,11 @@
 // above 1 is slower; throughput: below 1 is slower).
 //
 // Tests by input kind:
+//   two or more runs of samples on both sides (several files per side, or
+//     repeated rows) -> Welch's t on the log of the per-run medians: the
+//     test sees the run-to-run variation that pooling all samples hides
+//     (see docs/benchmarks-noise.md: back-to-back do_bench runs of the same
+//     kernel drift by 1-8%, far more than the within-run spread suggests);
 //   samples on both sides -> Mann–Whitney U (exact for small untied samples,
 //     normal approximation with tie correction otherwise); ratio of medians
 //     with a seeded percentile-bootstrap CI.
@@ -45,9 +50,9 @@ enum class PerfChange : uint8_t { kSlower, kFaster, kNoChange, kInsufficientData
 /// "slower", "faster", "no change", "insufficient data".
 const char* perf_change_name(PerfChange c);
 
-enum class TestMethod : uint8_t { kNone, kMannWhitney, kWelchLog, kQuantileRange };
+enum class TestMethod : uint8_t { kNone, kMannWhitney, kWelchLog, kQuantileRange, kRunMedians };
 
-/// "none", "mann-whitney", "welch-log", "quantile-range".
+/// "none", "mann-whitney", "welch-log", "quantile-range", "run-medians".
 const char* test_method_name(TestMethod m);
 
 struct CompareOptions {
@@ -65,6 +70,9 @@ struct CompareOptions {
   /// perf_report single runs with -min/-max: do_bench's sample count per
   /// point, which the CSV does not record. 0 = unknown -> insufficient data.
   uint32_t assumed_samples_per_point = 0;
+  /// With >= 2 runs of samples per side, test the per-run medians (true) or
+  /// pool every sample into one Mann–Whitney test (false).
+  bool test_run_medians = true;
 };
 
 /// The perf half of a verdict, for one benchmark point.
@@ -79,7 +87,7 @@ struct PointComparison {
   double ci_hi = 0;
   double p_value = 0;     ///< raw two-sided p; NaN when untested
   double p_adjusted = 0;  ///< after the correction over all tested points; NaN when untested
-  uint64_t n_base = 0;
+  uint64_t n_base = 0;  ///< samples (or runs, for kRunMedians)
   uint64_t n_head = 0;
   PerfChange change = PerfChange::kInsufficientData;
   std::string note;  ///< why the data is insufficient, or other caveats
