@@ -47,6 +47,7 @@ class Differ {
       : base_(base), head_(head), opts_(opts), out_(out) {
     map_.assign(head.symbols.size(), -1);
     taken_.assign(base.symbols.size(), false);
+    rep_.assign(base.symbols.size(), -1);
   }
 
   void run() {
@@ -116,7 +117,8 @@ class Differ {
     vote_order_.clear();
   }
 
-  /// Forgets the unit-local assignments made since `mark` (to re-learn them).
+  /// Forgets the unit-local assignments made since `mark` (to re-learn them),
+  /// and every duplicate mapping.
   void unassign_from(size_t mark) {
     for (size_t k = mark; k < assigned_.size(); ++k) {
       uint32_t h = assigned_[k];
@@ -124,6 +126,59 @@ class Differ {
       map_[h] = -1;
     }
     assigned_.resize(mark);
+    for (uint32_t h : dup_assigned_) map_[h] = -1;
+    dup_assigned_.clear();
+  }
+
+  /// BASE symbol standing for `b`: a value computed twice by the same op on the
+  /// same operands is represented by its first computation.
+  uint64_t base_sym(uint32_t b) const { return rep_[b] >= 0 ? static_cast<uint64_t>(rep_[b]) : b; }
+  uint64_t head_sym(uint32_t h) const {
+    int32_t b = map_[h];
+    return b >= 0 ? base_sym(static_cast<uint32_t>(b)) : kUnmappedTag | h;
+  }
+  static int single_def(const Line& l) {
+    int def = -1;
+    for (size_t k = 0; k < l.symbols.size(); ++k)
+      if (l.symbols[k].is_def) {
+        if (def >= 0) return -1;
+        def = static_cast<int>(k);
+      }
+    return def;
+  }
+
+  /// Finds BASE values computed more than once (same op, same operands) and
+  /// lets the first stand for the others: hoisting or sinking a computation
+  /// into several places is then one change per copy, not a change of every use.
+  void compute_base_reps(const Unit& B) {
+    std::unordered_map<uint64_t, uint32_t> first;
+    for (const Line& l : B.lines) {
+      int d = single_def(l);
+      if (d < 0) continue;
+      uint64_t k = use_key(l, false);
+      auto [it, fresh] = first.emplace(k, l.symbols[d].id);
+      if (!fresh && it->second != l.symbols[d].id) rep_[l.symbols[d].id] = static_cast<int32_t>(base_sym(it->second));
+    }
+  }
+
+  /// Maps each still-unmapped HEAD value that repeats a BASE computation
+  /// (same op, operands that correspond) to that BASE value — many to one.
+  void map_duplicates(const Unit& B, const Unit& H) {
+    std::unordered_map<uint64_t, uint32_t> by_key;
+    for (const Line& l : B.lines) {
+      int d = single_def(l);
+      if (d >= 0) by_key.emplace(use_key(l, false), l.symbols[d].id);
+    }
+    for (const Line& l : H.lines) {
+      int d = single_def(l);
+      if (d < 0) continue;
+      uint32_t h = l.symbols[d].id;
+      if (map_[h] >= 0) continue;
+      auto it = by_key.find(use_key(l, true));
+      if (it == by_key.end() || base_.symbols[it->second].cls != head_.symbols[h].cls) continue;
+      map_[h] = static_cast<int32_t>(it->second);
+      dup_assigned_.push_back(h);
+    }
   }
 
   // ---- keys ----------------------------------------------------------------
@@ -132,22 +187,51 @@ class Differ {
   uint64_t base_key(const Line& l) const {
     Hasher h;
     h.update(l.shape);
-    for (const auto& s : l.symbols) h.update_u64(s.id);
+    for (const auto& s : l.symbols) h.update_u64(base_sym(s.id));
     return h.digest();
   }
   uint64_t head_key(const Line& l) const {
     Hasher h;
     h.update(l.shape);
-    for (const auto& s : l.symbols) {
-      int32_t b = map_[s.id];
-      h.update_u64(b >= 0 ? static_cast<uint64_t>(b) : kUnmappedTag | s.id);
-    }
+    for (const auto& s : l.symbols) h.update_u64(head_sym(s.id));
     return h.digest();
   }
   static uint64_t op_key(const Line& l) {
     if (!l.op.empty()) return hash64(l.op, 1);
     std::string_view s = l.shape;
     return hash64(s.substr(0, s.find(' ')), 2);
+  }
+
+  /// Key of a line's shape and the BASE symbols its uses refer to (defs
+  /// skipped): equal keys on a BASE and a HEAD line = the same op on the same
+  /// operands, wherever it moved.
+  uint64_t use_key(const Line& l, bool head) const {
+    Hasher h;
+    h.update(l.shape);
+    for (const auto& s : l.symbols) {
+      if (s.is_def) continue;
+      h.update_u64(head ? head_sym(s.id) : base_sym(s.id));
+    }
+    return h.digest();
+  }
+
+  /// Pairs still-free lines anywhere in the unit whose keys are equal, in
+  /// order, voting on their symbols.
+  template <typename KeyB, typename KeyH>
+  void pair_free(const Unit& B, const Unit& H, std::vector<bool>* bm, std::vector<bool>* hm,
+                 KeyB kb, KeyH kh) {
+    std::unordered_map<uint64_t, std::vector<uint32_t>> free_base;
+    for (uint32_t i = B.lines.size(); i-- > 0;)
+      if (!(*bm)[i]) free_base[kb(B.lines[i])].push_back(i);
+    for (uint32_t j = 0; j < H.lines.size(); ++j) {
+      if ((*hm)[j]) continue;
+      auto it = free_base.find(kh(H.lines[j]));
+      if (it == free_base.end() || it->second.empty()) continue;
+      uint32_t i = it->second.back();
+      it->second.pop_back();
+      (*bm)[i] = (*hm)[j] = true;
+      vote(B.lines[i], H.lines[j], true);
+    }
   }
 
   /// Learns symbol correspondences from aligned lines plus, in the gaps, moved
@@ -159,6 +243,7 @@ class Differ {
       bm[p.first] = hm[p.second] = true;
       vote(B.lines[p.first], H.lines[p.second], B.lines[p.first].shape == H.lines[p.second].shape);
     }
+    resolve_votes();
     edit_pairs_.clear();
     // Gaps, in order.
     std::vector<std::pair<Match, Match>> gaps;  // [b0,b1) x [h0,h1)
@@ -170,22 +255,20 @@ class Differ {
       pb = eb + 1;
       ph = eh + 1;
     }
+    // Moves of the same op on the same operands, anywhere; repeated, since each
+    // round maps the defs that later moved lines use.
+    for (int round = 0; round < 3; ++round) {
+      pair_free(B, H, &bm, &hm, [&](const Line& l) { return use_key(l, false); },
+                [&](const Line& l) { return use_key(l, true); });
+      resolve_votes();
+    }
     // Same shape inside one gap: an edit of operands only.
     for (const auto& g : gaps) pair_in_gap(B, H, g, &bm, &hm, /*by_shape=*/true);
+    resolve_votes();
     // Moves: identical shapes anywhere else.
-    std::unordered_map<std::string_view, std::vector<uint32_t>> free_base;
-    for (uint32_t i = 0; i < B.lines.size(); ++i)
-      if (!bm[i]) free_base[B.lines[i].shape].push_back(i);
-    for (auto& [k, v] : free_base) std::reverse(v.begin(), v.end());
-    for (uint32_t j = 0; j < H.lines.size(); ++j) {
-      if (hm[j]) continue;
-      auto it = free_base.find(H.lines[j].shape);
-      if (it == free_base.end() || it->second.empty()) continue;
-      uint32_t i = it->second.back();
-      it->second.pop_back();
-      bm[i] = hm[j] = true;
-      vote(B.lines[i], H.lines[j], true);
-    }
+    pair_free(B, H, &bm, &hm, [](const Line& l) { return shape_key(l); },
+              [](const Line& l) { return shape_key(l); });
+    resolve_votes();
     // Same op inside one gap: an edited op.
     for (const auto& g : gaps) pair_in_gap(B, H, g, &bm, &hm, /*by_shape=*/false);
     resolve_votes();
@@ -228,7 +311,9 @@ class Differ {
       for (const Line& l : h.lines) kh.push_back(shape_key(l));
       m = align(kb, kh);
       size_t mark = assigned_.size();
+      compute_base_reps(b);
       learn(b, h, m);
+      map_duplicates(b, h);
       std::vector<uint64_t> rb;
       rb.reserve(b.lines.size());
       for (const Line& l : b.lines) rb.push_back(base_key(l));
@@ -241,6 +326,7 @@ class Differ {
           // Re-learn the unit's own symbols from the better alignment.
           unassign_from(mark);
           learn(b, h, m);
+          map_duplicates(b, h);
         } else {
           learn_gaps_only(b, h, m);
         }
@@ -409,6 +495,8 @@ class Differ {
   std::vector<int32_t> map_;  // head symbol -> base symbol
   std::vector<bool> taken_;   // base symbol already mapped
   std::vector<uint32_t> assigned_;
+  std::vector<uint32_t> dup_assigned_;  // many-to-one mappings (map_duplicates)
+  std::vector<int32_t> rep_;            // base symbol -> its representative, -1 = itself
   std::unordered_map<uint64_t, uint32_t> votes_;
   std::vector<uint64_t> vote_order_;
   std::vector<std::pair<uint32_t, uint32_t>> edit_pairs_;
