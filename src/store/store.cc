@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -22,6 +23,17 @@ const StoredStage* StoredVariant::stage(const std::string& name) const {
   for (const auto& s : stages)
     if (s.stage == name) return &s;
   return nullptr;
+}
+
+std::string default_store_path() {
+  const char* env = std::getenv("KSNAP_STORE");
+  return env && *env ? env : kDefaultStorePath;
+}
+
+bool looks_like_sha(const std::string& s) {
+  return s.size() >= 4 && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  });
 }
 
 std::string blob_id_for(const std::string& stage, const TextBuffer& text, std::string* warning) {
@@ -92,12 +104,6 @@ CommitInfo commit_from_row(const Stmt& q) {
   return c;
 }
 
-bool is_hex(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-  });
-}
-
 }  // namespace
 
 Expected<std::optional<CommitInfo>> Store::find(const std::string& sha) {
@@ -113,7 +119,7 @@ Expected<std::optional<CommitInfo>> Store::find(const std::string& sha) {
 }
 
 Expected<std::string> Store::resolve_prefix(const std::string& prefix) {
-  if (prefix.size() < 4 || !is_hex(prefix))
+  if (!looks_like_sha(prefix))
     return make_error(ErrorCode::kInvalidArgument,
                       "'" + prefix + "' is not a commit id (4 or more hex digits)");
   std::string lower = prefix;
@@ -301,6 +307,10 @@ Expected<StoreStats> Store::stats() {
     KSNAP_ASSIGN_OR_RETURN(s.raw_bytes, db.query_int("SELECT coalesce(sum(raw_size), 0) FROM blobs"));
     KSNAP_ASSIGN_OR_RETURN(s.stored_bytes,
                            db.query_int("SELECT coalesce(sum(length(data)), 0) FROM blobs"));
+    KSNAP_ASSIGN_OR_RETURN(int64_t pages, db.query_int("PRAGMA page_count"));
+    KSNAP_ASSIGN_OR_RETURN(int64_t free_pages, db.query_int("PRAGMA freelist_count"));
+    KSNAP_ASSIGN_OR_RETURN(int64_t page_size, db.query_int("PRAGMA page_size"));
+    s.db_bytes = (pages - free_pages) * page_size;
   }
   for (const char* suffix : {"", "-wal"}) {
     struct stat st;

@@ -48,3 +48,46 @@ inline void copy_capture(const std::string& from, const std::string& to) {
 }
 
 }  // namespace ksnap::store::testing
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace ksnap::store::testing {
+
+/// Runs a shell command, returns its stdout with the trailing newline cut;
+/// "" on failure (tests then fail on the value).
+inline std::string sh(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int rc = ::pclose(p);
+  if (rc != 0) return "";
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+/// A throwaway git repository with deterministic identities and dates.
+class GitRepo {
+ public:
+  explicit GitRepo(const std::string& dir) : dir_(dir) {
+    sh("git -C " + dir_ + " init -q -b main && git -C " + dir_ +
+       " config user.email t@example.com && git -C " + dir_ + " config user.name t");
+  }
+  /// An empty commit at Unix time `date`; returns its full id.
+  std::string commit(const std::string& msg, int64_t date) {
+    std::string d = std::to_string(date) + " +0000";
+    sh("cd " + dir_ + " && GIT_AUTHOR_DATE='" + d + "' GIT_COMMITTER_DATE='" + d +
+       "' git commit -q --allow-empty -m '" + msg + "'");
+    return sh("git -C " + dir_ + " rev-parse HEAD");
+  }
+  void git(const std::string& args) { sh("cd " + dir_ + " && git " + args + " >/dev/null 2>&1"); }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace ksnap::store::testing

@@ -11,6 +11,8 @@
 #include "ksnap/diff/engine.h"
 #include "ksnap/normalize/normalize.h"
 #include "ksnap/render/render.h"
+#include "ksnap/store/resolve.h"
+#include "ksnap/store/store.h"
 #include "ksnap/support/file.h"
 
 namespace ksnap::cli {
@@ -78,6 +80,7 @@ std::vector<std::string> split_csv(const std::string& s) {
 
 struct DiffArgs {
   std::string base, head, format = "terminal", output, color = "auto", stages, kernels;
+  std::string store = store::default_store_path();  // for arguments that are recorded commits
   bool stat = false, exit_code = false, no_diffs = false;
   uint32_t context = 3;
   unsigned jobs = 0;
@@ -96,7 +99,12 @@ int run_diff(const DiffArgs& a) {
   opts.kernels = split_csv(a.kernels);
   opts.context = a.context;
   opts.jobs = a.jobs;
-  auto result = diff::diff_paths(a.base, a.head, opts);
+  // A folder loads as a build; anything else is a commit in the history store.
+  auto base = store::resolve_build(a.base, a.store);
+  if (!base) return report_error(base.status());
+  auto head = store::resolve_build(a.head, a.store);
+  if (!head) return report_error(head.status());
+  auto result = diff::diff_builds(*base, *head, opts);
   if (!result) return report_error(result.status());
   render::RenderOptions ro;
   ro.color = want_color(a.color, !a.output.empty() && a.output != "-");
@@ -175,7 +183,8 @@ int run_normalize(const std::string& path, const std::string& stage_flag, bool s
 void register_diff_commands(CLI::App& app, Context& ctx) {
   auto a = std::make_shared<DiffArgs>();
   CLI::App* d = app.add_subcommand("diff", "Compare the kernel IR of two builds");
-  d->add_option("base", a->base, "BASE build: capture folder or Triton cache folder")->required();
+  d->add_option("base", a->base, "BASE build: capture folder, Triton cache folder or recorded commit")
+      ->required();
   d->add_option("head", a->head, "HEAD build")->required();
   d->add_option("--format,-f", a->format, "terminal (default), markdown, json, stat");
   d->add_flag("--stat", a->stat, "One line per changed variant, like git diff --stat");
@@ -186,6 +195,7 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
   d->add_option("--kernel", a->kernels, "Comma-separated kernel names to compare");
   d->add_option("--context,-U", a->context, "Context lines around changes (default 3)");
   d->add_option("--jobs,-j", a->jobs, "Worker threads (default: one per core)");
+  d->add_option("--store", a->store, "History store for commit arguments (default .ksnap/history.db)");
   d->add_option("--max-bytes", a->max_bytes, "Markdown size cap in bytes (default 60000)");
   d->add_flag("--no-diffs", a->no_diffs, "Summary and group headers only");
   a->norm.add(d);

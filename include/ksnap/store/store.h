@@ -31,6 +31,8 @@ namespace ksnap::store {
 
 /// Where `ksnap` looks for the store when no --store is given.
 inline constexpr const char* kDefaultStorePath = ".ksnap/history.db";
+/// $KSNAP_STORE when set, else kDefaultStorePath: the CLI's --store default.
+std::string default_store_path();
 /// Store layout version written to and checked in the `meta` table.
 inline constexpr int kSchemaVersion = 1;
 /// zstd level for new blobs unless RecordOptions says otherwise.
@@ -94,6 +96,7 @@ struct StoreStats {
   int64_t commits = 0, trees = 0, variants = 0, blobs = 0;
   int64_t raw_bytes = 0;     ///< Sum of blob text sizes.
   int64_t stored_bytes = 0;  ///< Sum of compressed blob sizes.
+  int64_t db_bytes = 0;      ///< Pages in use (page_count - freelist) * page_size.
   int64_t file_bytes = 0;    ///< Database file plus WAL on disk.
 };
 
@@ -154,6 +157,9 @@ class Store {
   explicit Store(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// True for 4 to 64 hex digits: something that may name a commit by id.
+bool looks_like_sha(const std::string& s);
 
 /// Blob id of one stage text: "n:<dialect>:<16 hex>" from its normalized hash
 /// under default NormalizeOptions, or "r:<32 hex>" (raw XXH3-128) when the

@@ -1,0 +1,60 @@
+// `ksnap log`: the recorded commits where a kernel's normalized IR changed.
+//
+// Worked example. Commits c1..c50 are recorded along main; c37 replaced
+// matmul_kernel's TTGIR/LLIR/PTX of one variant. Walking first parents from
+// c50, each pair (parent, child) is compared by blob id — equal ids mean equal
+// normalized text, so 49 of the 50 comparisons touch no IR at all. Only
+// (c36, c37) differs; for it the diff engine runs on matmul_kernel alone:
+//   kernel_log(store, {.kernel = "matmul_kernel"})
+//     -> one LogEntry: c37 vs c36, matmul_kernel, 1 of 8 variants,
+//        stages ttgir +5 -7, llir +30 -28, ptx +41 -39
+// and format_log_line() prints
+//   37373737373a 2026-11-30 matmul_kernel {"BLOCK_SIZE_K": 32, ...} {"num_warps": 4}: ttgir +5 -7, llir +30 -28, ptx +41 -39  Disable LICM
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ksnap/store/store.h"
+#include "ksnap/support/status.h"
+
+namespace ksnap::store {
+
+struct LogQuery {
+  std::string kernel;      ///< Only this kernel ("" = every kernel).
+  std::string stage;       ///< Only this stage ("" = every stage but "source").
+  std::string from;        ///< Commit to walk back from (prefix ok); "" = the last recorded.
+  std::string repo = ".";  ///< Git work tree used to bridge unrecorded first parents; "" = none.
+  size_t max_count = 0;    ///< Stop after this many entries (0 = all).
+  bool summaries = true;   ///< Run the diff engine for lines added/removed.
+};
+
+struct StageChange {
+  std::string stage;
+  size_t variants = 0;  ///< Variants whose normalized IR of this stage changed.
+  uint32_t lines_added = 0, lines_removed = 0;  ///< Summed over them (0 without summaries).
+};
+
+struct KernelChange {
+  std::string kernel;
+  size_t variants_total = 0;              ///< The kernel's variants in the child commit.
+  std::vector<std::string> changed;       ///< Variant ids changed (incl. added/removed).
+  size_t added = 0, removed = 0;          ///< Variants only in child / only in parent.
+  std::vector<StageChange> stages;        ///< Pipeline order.
+};
+
+struct LogEntry {
+  CommitInfo commit;   ///< The child.
+  std::string parent;  ///< The recorded commit it was compared with.
+  std::vector<KernelChange> kernels;
+};
+
+/// Newest first. Errors: kNotFound (empty store, unknown --from), store errors,
+/// malformed stored IR while summarizing (naming the stored path).
+Expected<std::vector<LogEntry>> kernel_log(Store& store, const LogQuery& q);
+
+/// "<sha12> <YYYY-MM-DD> <kernel> <variants>: <stage> +a -r, ...  <subject>".
+std::string format_log_line(const LogEntry& e, const KernelChange& k);
+
+}  // namespace ksnap::store

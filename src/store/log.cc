@@ -1,0 +1,186 @@
+#include "ksnap/store/log.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "ksnap/diff/engine.h"
+#include "ksnap/store/date.h"
+#include "ksnap/store/git.h"
+
+namespace ksnap::store {
+
+namespace {
+
+/// The previous recorded commit along the first-parent chain of `c`, or "".
+Expected<std::string> previous_recorded(Store& store, const CommitInfo& c, const std::string& repo,
+                                        const std::unordered_set<std::string>& recorded) {
+  if (c.parents.empty()) return std::string();
+  const std::string& first = c.parents[0];
+  if (recorded.count(first)) return first;
+  if (repo.empty() || !git::is_repository(repo)) return std::string();
+  auto chain = git::history(repo, first, 100000, /*first_parent=*/true);
+  if (!chain) return std::string();  // git does not know it: the chain ends here
+  for (const git::Commit& g : *chain)
+    if (recorded.count(g.sha)) return g.sha;
+  return std::string();
+}
+
+bool stage_wanted(const LogQuery& q, const std::string& stage) {
+  return q.stage.empty() ? stage != "source" : stage == q.stage;
+}
+
+using VariantMap = std::map<std::string, const StoredVariant*>;  // Variant::id() -> record
+
+VariantMap by_identity(const std::vector<StoredVariant>& vs, const LogQuery& q) {
+  VariantMap m;
+  for (const StoredVariant& v : vs)
+    if (q.kernel.empty() || v.meta.kernel == q.kernel) m.emplace(v.meta.id(), &v);
+  return m;
+}
+
+/// Compares two commits by blob ids; fills one KernelChange per changed kernel.
+std::vector<KernelChange> compare(const std::vector<StoredVariant>& parent,
+                                  const std::vector<StoredVariant>& child, const LogQuery& q) {
+  VariantMap pm = by_identity(parent, q), cm = by_identity(child, q);
+  std::map<std::string, KernelChange> out;
+  std::map<std::string, std::map<std::string, size_t>> stage_counts;  // kernel -> stage -> n
+  std::set<std::string> ids;
+  for (const auto& [id, v] : pm) ids.insert(id);
+  for (const auto& [id, v] : cm) ids.insert(id);
+  for (const std::string& id : ids) {
+    const StoredVariant* p = pm.count(id) ? pm.at(id) : nullptr;
+    const StoredVariant* c = cm.count(id) ? cm.at(id) : nullptr;
+    const std::string& kernel = (c ? c : p)->meta.kernel;
+    std::set<std::string> changed_stages;
+    for (const StoredVariant* side : {p, c}) {
+      if (!side) continue;
+      for (const StoredStage& s : side->stages) {
+        if (!stage_wanted(q, s.stage)) continue;
+        const StoredVariant* other = side == p ? c : p;
+        const StoredStage* o = other ? other->stage(s.stage) : nullptr;
+        if (!o || o->blob != s.blob) changed_stages.insert(s.stage);
+      }
+    }
+    if (changed_stages.empty()) continue;
+    KernelChange& k = out[kernel];
+    k.kernel = kernel;
+    k.changed.push_back(id);
+    k.added += p ? 0 : 1;
+    k.removed += c ? 0 : 1;
+    for (const std::string& s : changed_stages) ++stage_counts[kernel][s];
+  }
+  std::vector<KernelChange> result;
+  for (auto& [kernel, k] : out) {
+    for (const auto& [id, v] : cm) k.variants_total += v->meta.kernel == kernel;
+    for (const auto& [stage, n] : stage_counts[kernel]) k.stages.push_back({stage, n, 0, 0});
+    std::stable_sort(k.stages.begin(), k.stages.end(), [](const StageChange& a, const StageChange& b) {
+      return build::stage_rank(a.stage) < build::stage_rank(b.stage);
+    });
+    result.push_back(std::move(k));
+  }
+  return result;
+}
+
+/// Fills lines added/removed by running the diff engine on the changed kernels.
+Status summarize(Store& store, const std::string& parent, const std::string& child,
+                 const LogQuery& q, std::vector<KernelChange>* kernels) {
+  LoadOptions lo;
+  std::set<std::string> stages;
+  for (const KernelChange& k : *kernels) {
+    lo.kernels.push_back(k.kernel);
+    for (const StageChange& s : k.stages) stages.insert(s.stage);
+  }
+  lo.stages.assign(stages.begin(), stages.end());
+  KSNAP_ASSIGN_OR_RETURN(build::Build pb, store.load(parent, lo));
+  KSNAP_ASSIGN_OR_RETURN(build::Build cb, store.load(child, lo));
+  diff::DiffOptions opts;
+  opts.stages = lo.stages;
+  opts.kernels = lo.kernels;
+  opts.jobs = 1;
+  KSNAP_ASSIGN_OR_RETURN(diff::DiffResult r, diff::diff_builds(pb, cb, opts));
+  for (KernelChange& k : *kernels)
+    for (StageChange& s : k.stages)
+      for (const diff::VariantDiff& v : r.variants) {
+        if (v.kernel != k.kernel) continue;
+        const diff::StageDiff* sd = v.stage(s.stage);
+        if (!sd || sd->status == diff::ChangeStatus::kUnchanged) continue;
+        s.lines_added += sd->lines_added;
+        s.lines_removed += sd->lines_removed;
+      }
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<std::vector<LogEntry>> kernel_log(Store& store, const LogQuery& q) {
+  KSNAP_ASSIGN_OR_RETURN(std::vector<CommitInfo> all, store.commits());
+  if (all.empty())
+    return make_error(ErrorCode::kNotFound, "the history store is empty", {store.path(), 0, 0});
+  std::map<std::string, CommitInfo> info;
+  std::unordered_set<std::string> recorded;
+  for (const CommitInfo& c : all) {
+    recorded.insert(c.sha);
+    info[c.sha] = c;
+  }
+  std::string cur = all.back().sha;
+  if (!q.from.empty()) {
+    auto sha = store.resolve_prefix(q.from);
+    if (!sha && !q.repo.empty() && git::is_repository(q.repo)) {
+      auto g = git::rev_parse(q.repo, q.from);
+      if (g && recorded.count(*g)) sha = *g;
+    }
+    if (!sha) return sha.status();
+    cur = *sha;
+  }
+  std::vector<LogEntry> out;
+  std::unordered_set<std::string> visited;
+  KSNAP_ASSIGN_OR_RETURN(std::vector<StoredVariant> child_vars, store.variants(cur));
+  while (visited.insert(cur).second) {
+    KSNAP_ASSIGN_OR_RETURN(std::string prev, previous_recorded(store, info[cur], q.repo, recorded));
+    if (prev.empty()) break;
+    KSNAP_ASSIGN_OR_RETURN(std::vector<StoredVariant> parent_vars, store.variants(prev));
+    // Equal trees: nothing changed (the common case, decided without IR).
+    if (info[prev].tree != info[cur].tree) {
+      std::vector<KernelChange> changes = compare(parent_vars, child_vars, q);
+      if (!changes.empty()) {
+        if (q.summaries) KSNAP_RETURN_IF_ERROR(summarize(store, prev, cur, q, &changes));
+        out.push_back(LogEntry{info[cur], prev, std::move(changes)});
+        if (q.max_count && out.size() >= q.max_count) break;
+      }
+    }
+    cur = prev;
+    child_vars = std::move(parent_vars);
+  }
+  return out;
+}
+
+std::string format_log_line(const LogEntry& e, const KernelChange& k) {
+  std::string out = e.commit.sha.substr(0, 12) + " " + format_date(e.commit.date) + " " + k.kernel;
+  if (k.changed.size() == 1) {
+    // kernel|{constexprs}|{options}: show the variant's identity after the kernel.
+    const std::string& id = k.changed[0];
+    size_t bar = id.find('|');
+    std::string rest = bar == std::string::npos ? "" : id.substr(bar + 1);
+    std::replace(rest.begin(), rest.end(), '|', ' ');
+    out += " " + rest;
+    if (k.added) out += " (added)";
+    if (k.removed) out += " (removed)";
+  } else {
+    out += " " + std::to_string(k.changed.size()) + " of " + std::to_string(k.variants_total) +
+           " variants";
+    if (k.added) out += ", " + std::to_string(k.added) + " added";
+    if (k.removed) out += ", " + std::to_string(k.removed) + " removed";
+  }
+  out += ":";
+  for (size_t i = 0; i < k.stages.size(); ++i) {
+    const StageChange& s = k.stages[i];
+    out += (i ? ", " : " ") + s.stage + " +" + std::to_string(s.lines_added) + " -" +
+           std::to_string(s.lines_removed);
+  }
+  if (!e.commit.subject.empty()) out += "  " + e.commit.subject;
+  return out;
+}
+
+}  // namespace ksnap::store

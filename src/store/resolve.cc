@@ -1,0 +1,53 @@
+#include "ksnap/store/resolve.h"
+
+
+#include "ksnap/store/git.h"
+#include "ksnap/store/store.h"
+
+namespace ksnap::store {
+
+namespace {
+
+Expected<std::string> lookup(Store& s, const std::string& arg, const std::string& repo) {
+  if (looks_like_sha(arg)) {
+    auto sha = s.resolve_prefix(arg);
+    // Found, or ambiguous: both are answers. Only "not recorded" asks git.
+    if (sha || sha.status().code() != ErrorCode::kNotFound) return sha;
+  }
+  if (!repo.empty() && git::is_repository(repo)) {
+    auto g = git::rev_parse(repo, arg);
+    if (g) {
+      KSNAP_ASSIGN_OR_RETURN(std::optional<CommitInfo> c, s.find(*g));
+      if (c) return *g;
+      return make_error(ErrorCode::kNotFound,
+                        "'" + arg + "' is commit " + g->substr(0, 12) + ", which is not recorded",
+                        {s.path(), 0, 0});
+    }
+  }
+  return make_error(ErrorCode::kNotFound,
+                    "'" + arg + "' is neither a build folder nor a commit recorded in the store",
+                    {s.path(), 0, 0});
+}
+
+}  // namespace
+
+Expected<std::string> resolve_commit(const std::string& arg, const std::string& store_path,
+                                     const std::string& repo) {
+  auto s = Store::open(store_path);
+  if (!s)
+    return make_error(s.status().code(),
+                      "'" + arg + "' is not a build folder, and there is no history store to "
+                      "look it up in (" + s.status().message() + ")",
+                      s.status().location());
+  return lookup(*s, arg, repo);
+}
+
+Expected<build::Build> resolve_build(const std::string& arg, const std::string& store_path,
+                                     const std::string& repo) {
+  if (is_directory(arg) || is_regular_file(arg)) return build::load_build(arg);
+  KSNAP_ASSIGN_OR_RETURN(std::string sha, resolve_commit(arg, store_path, repo));
+  KSNAP_ASSIGN_OR_RETURN(Store s, Store::open(store_path));
+  return s.load(sha);
+}
+
+}  // namespace ksnap::store
