@@ -1,0 +1,235 @@
+// Perturbation tests generated from real corpus files: what must not be a
+// change is none, and what is a change shows exactly the changed lines.
+#include "ksnap/diff/structural.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <algorithm>
+#include <functional>
+#include <regex>
+
+#include "ksnap/support/file.h"
+
+namespace fs = std::filesystem;
+
+namespace ksnap::diff {
+namespace {
+
+/// The first (by path) `kernel.ext` of the bundled example's base build.
+std::string find_file(const std::string& kernel, const std::string& ext) {
+  std::vector<std::string> found;
+  for (auto& p : fs::recursive_directory_iterator(std::string(KSNAP_EXAMPLE_DIR) + "/base/cache"))
+    if (p.path().filename() == kernel + "." + ext) found.push_back(p.path());
+  std::sort(found.begin(), found.end());
+  return found.empty() ? "" : found.front();
+}
+
+std::string read(const std::string& path) {
+  auto b = read_text_file(path);
+  EXPECT_TRUE(b) << path;
+  return b ? std::string(b->view()) : "";
+}
+
+StageDiff run_diff(const std::string& a, const std::string& b, ir::Dialect d) {
+  auto ma = norm::normalize(TextBuffer("base", a), d);
+  auto mb = norm::normalize(TextBuffer("head", b), d);
+  EXPECT_TRUE(ma) << ma.status().to_string();
+  EXPECT_TRUE(mb) << mb.status().to_string();
+  StageDiff sd;
+  if (ma && mb) {
+    EXPECT_EQ(ma->hash == mb->hash, a == b || ma->hash == mb->hash);
+    structural_diff(*ma, *mb, StructuralOptions{1}, &sd);
+  }
+  return sd;
+}
+
+std::vector<std::string> changed_texts(const StageDiff& sd, LineKind kind) {
+  std::vector<std::string> out;
+  for (const auto& h : sd.hunks)
+    for (const auto& l : h.lines)
+      if (l.kind == kind) out.push_back(l.text);
+  return out;
+}
+
+/// Replaces the first line containing `needle` by `repl` (repl "" deletes,
+/// and `insert_after` keeps the line and adds repl after it).
+std::string edit_line(const std::string& text, const std::string& needle, const std::string& repl,
+                      bool insert_after = false) {
+  size_t at = text.find(needle);
+  EXPECT_NE(at, std::string::npos) << needle;
+  size_t bol = text.rfind('\n', at);
+  bol = bol == std::string::npos ? 0 : bol + 1;
+  size_t eol = text.find('\n', at);
+  std::string line = text.substr(bol, eol - bol);
+  return text.substr(0, bol) + (insert_after ? line + "\n" + repl : repl) + text.substr(eol);
+}
+
+std::string regex_all(const std::string& text, const std::string& re,
+                      const std::function<std::string(const std::smatch&)>& f) {
+  std::regex r(re);
+  std::string out;
+  auto it = std::sregex_iterator(text.begin(), text.end(), r);
+  size_t last = 0;
+  for (; it != std::sregex_iterator(); ++it) {
+    out.append(text, last, it->position() - last);
+    out += f(*it);
+    last = it->position() + it->length();
+  }
+  out.append(text, last, std::string::npos);
+  return out;
+}
+
+struct NoChangeCase {
+  const char* name;
+  const char* kernel;
+  const char* ext;
+  ir::Dialect dialect;
+  std::function<std::string(const std::string&)> perturb;
+};
+
+TEST(StructuralTest, CosmeticPerturbationsAreNoChange) {
+  NoChangeCase cases[] = {
+      {"rename every SSA value", "matmul_kernel", "ttgir", ir::Dialect::kMlir,
+       [](const std::string& t) {
+         return regex_all(t, R"(%([A-Za-z_][A-Za-z0-9_]*|[0-9]+))",
+                          [](const std::smatch& m) { return "%renamed_" + m[1].str(); });
+       }},
+      {"renumber every alias", "matmul_kernel", "ttgir", ir::Dialect::kMlir,
+       [](const std::string& t) {
+         return regex_all(t, R"(#(blocked|shared|mma)([0-9]*)\b)", [](const std::smatch& m) {
+           return "#" + m[1].str() + "9" + m[2].str();
+         });
+       }},
+      {"move the file", "attn_fwd", "ttgir", ir::Dialect::kMlir,
+       [](const std::string& t) {
+         std::string s = regex_all(t, R"(/tmp/runner-a/work/bench/kernels\.py)",
+                                   [](const std::smatch&) { return std::string("/elsewhere/k.py"); });
+         return regex_all(s, R"(\.py":([0-9]+):)", [](const std::smatch& m) {
+           return ".py\":" + std::to_string(std::stoi(m[1].str()) + 7) + ":";
+         });
+       }},
+      {"rename LLVM values", "softmax_kernel", "llir", ir::Dialect::kLlvm,
+       [](const std::string& t) {
+         std::string s = regex_all(t, R"(%([0-9]+)\b)",
+                                   [](const std::smatch& m) { return "%v" + m[1].str(); });
+         // Numbered block labels get the same names ("7:" -> "v7:").
+         return regex_all(s, R"(\n([0-9]+):)",
+                          [](const std::smatch& m) { return "\nv" + m[1].str() + ":"; });
+       }},
+      {"renumber PTX registers", "softmax_kernel", "ptx", ir::Dialect::kPtx,
+       [](const std::string& t) {
+         return regex_all(t, R"(%(r|rd|p)([0-9]+)\b)", [](const std::smatch& m) {
+           return "%" + m[1].str() + std::to_string(std::stoi(m[2].str()) + 1000);
+         });
+       }},
+  };
+  for (const auto& c : cases) {
+    std::string path = find_file(c.kernel, c.ext);
+    ASSERT_FALSE(path.empty()) << c.kernel;
+    std::string a = read(path), b = c.perturb(a);
+    ASSERT_NE(a, b) << c.name << ": the perturbation must change the text";
+    auto ma = norm::normalize(TextBuffer("a", a), c.dialect);
+    auto mb = norm::normalize(TextBuffer("b", b), c.dialect);
+    ASSERT_TRUE(ma && mb) << c.name;
+    EXPECT_EQ(ma->hash, mb->hash) << c.name;
+    StageDiff sd;
+    structural_diff(*ma, *mb, {}, &sd);
+    EXPECT_EQ(sd.lines_added + sd.lines_removed, 0u) << c.name;
+  }
+}
+
+struct ChangeCase {
+  const char* name;
+  const char* kernel;
+  const char* ext;
+  ir::Dialect dialect;
+  const char* needle;       // the line to edit
+  const char* replacement;  // its new text ("" = delete)
+  bool insert_after;
+  std::vector<std::string> want_removed, want_added;  // display texts
+};
+
+TEST(StructuralTest, RealChangesShowExactlyTheChangedLines) {
+  ChangeCase cases[] = {
+      {"insert one op", "matmul_kernel", "ttgir", ir::Dialect::kMlir, "%c8_i32 = arith.constant 8",
+       "    %inserted = arith.muli %c8_i32, %c8_i32 : i32 loc(#loc1)", true, {},
+       {"%inserted = arith.muli %c8_i32, %c8_i32 : i32"}},
+      {"change one constant", "matmul_kernel", "ttgir", ir::Dialect::kMlir,
+       "%c63_i32 = arith.constant 63", "    %c63_i32 = arith.constant 64 : i32 loc(#loc1)", false,
+       {"%c63_i32 = arith.constant 63 : i32"}, {"%c63_i32 = arith.constant 64 : i32"}},
+      {"change one layout attribute", "matmul_kernel", "ttgir", ir::Dialect::kMlir,
+       "#blocked1 = #ttg.blocked",
+       "#blocked1 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = "
+       "[2, 1], order = [1, 0]}>",
+       false,
+       {"#blocked1 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = "
+        "[2, 1], order = [1, 0]}>"},
+       {"#blocked1 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = "
+        "[2, 1], order = [1, 0]}>"}},
+      {"delete one op", "add_kernel", "ttir", ir::Dialect::kMlir, "%mask = tt.splat", "", false,
+       {"%mask = tt.splat %n_elements : i32 -> tensor<256xi32>"}, {}},
+  };
+  for (const auto& c : cases) {
+    std::string path = find_file(c.kernel, c.ext);
+    ASSERT_FALSE(path.empty()) << c.kernel;
+    std::string a = read(path);
+    std::string b = edit_line(a, c.needle, c.replacement, c.insert_after);
+    if (std::string(c.replacement).empty()) {
+      // Deleting the line: remove the now-empty line too.
+      size_t at = a.find(c.needle);
+      size_t bol = a.rfind('\n', at);
+      size_t eol = a.find('\n', at);
+      b = a.substr(0, bol) + a.substr(eol);
+    }
+    StageDiff sd = run_diff(a, b, c.dialect);
+    EXPECT_EQ(changed_texts(sd, LineKind::kRemoved), c.want_removed) << c.name;
+    EXPECT_EQ(changed_texts(sd, LineKind::kAdded), c.want_added) << c.name;
+    EXPECT_NE(sd.change_signature, 0u) << c.name;
+  }
+}
+
+TEST(StructuralTest, HeadLinesUseBaseNamesAndWordHighlights) {
+  std::string path = find_file("matmul_kernel", "ttgir");
+  std::string a = read(path);
+  // Rename every value AND change one constant: the changed line must print
+  // with BASE's names, and only the constant is highlighted.
+  std::string b = regex_all(a, R"(%([A-Za-z_][A-Za-z0-9_]*|[0-9]+))",
+                            [](const std::smatch& m) { return "%n_" + m[1].str(); });
+  b = edit_line(b, "%n_pid = tt.get_program_id x",
+                "    %n_pid = tt.get_program_id y : i32 loc(#loc66)");
+  StageDiff sd = run_diff(a, b, ir::Dialect::kMlir);
+  ASSERT_EQ(sd.lines_added, 1u);
+  ASSERT_EQ(sd.lines_removed, 1u);
+  for (const auto& h : sd.hunks)
+    for (const auto& l : h.lines) {
+      EXPECT_EQ(l.text.find("%n_"), std::string::npos) << l.text;
+      if (l.kind == LineKind::kAdded) {
+        ASSERT_EQ(l.highlights.size(), 1u);
+        EXPECT_EQ(l.text.substr(l.highlights[0].begin, l.highlights[0].end - l.highlights[0].begin),
+                  "y");
+        EXPECT_GT(l.py_line, 0);
+      }
+    }
+}
+
+TEST(StructuralTest, HoistedOpIsOneMoveNotARenumbering) {
+  std::string path = find_file("add_kernel", "ttir");
+  std::string a = read(path);
+  // Move `%mask = tt.splat ...` up two lines (a legal reordering of
+  // independent ops): exactly one line removed and one added.
+  size_t at = a.find("%mask = tt.splat");
+  size_t bol = a.rfind('\n', at) + 1;
+  size_t eol = a.find('\n', at) + 1;
+  std::string line = a.substr(bol, eol - bol);
+  std::string without = a.substr(0, bol) + a.substr(eol);
+  size_t target = without.find("%offsets = tt.make_range");
+  size_t tbol = without.rfind('\n', target) + 1;
+  std::string b = without.substr(0, tbol) + line + without.substr(tbol);
+  StageDiff sd = run_diff(a, b, ir::Dialect::kMlir);
+  EXPECT_EQ(sd.lines_added, 1u);
+  EXPECT_EQ(sd.lines_removed, 1u);
+}
+
+}  // namespace
+}  // namespace ksnap::diff
