@@ -1,0 +1,103 @@
+#include "ksnap/diff/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace ksnap::diff {
+namespace {
+
+std::string example(const std::string& b) { return std::string(KSNAP_EXAMPLE_DIR) + "/" + b; }
+
+std::set<std::string> changed(const DiffResult& r) {
+  std::set<std::string> out;
+  for (const auto& v : r.variants)
+    for (const auto& s : v.stages)
+      if (s.status != ChangeStatus::kUnchanged) out.insert(v.id + "|" + s.stage);
+  return out;
+}
+
+TEST(EngineTest, BareCachesPairByMetadataAndSimilarityAsInferred) {
+  auto cap = diff_paths(example("base"), example("no_licm"));
+  auto bare = diff_paths(example("base") + "/cache", example("no_licm") + "/cache");
+  ASSERT_TRUE(cap) << cap.status().to_string();
+  ASSERT_TRUE(bare) << bare.status().to_string();
+  ASSERT_EQ(bare->variants.size(), cap->variants.size());
+  for (const auto& v : bare->variants) EXPECT_EQ(v.pairing, Pairing::kInferred) << v.id;
+  EXPECT_FALSE(bare->warnings.empty());
+  // Same per-stage outcome as the capture pairing, kernel by kernel.
+  std::multiset<std::string> a, b;
+  for (const auto& v : cap->variants)
+    for (const auto& s : v.stages) a.insert(v.kernel + "|" + s.stage + "|" + status_name(s.status));
+  for (const auto& v : bare->variants)
+    for (const auto& s : v.stages) b.insert(v.kernel + "|" + s.stage + "|" + status_name(s.status));
+  EXPECT_EQ(a, b);
+}
+
+TEST(EngineTest, RemovedVariantsAreExactlyTheMissingOnes) {
+  auto base = build::load_build(example("base"));
+  auto head = build::load_build(example("no_licm"));
+  ASSERT_TRUE(base && head);
+  // A HEAD build in which two variants failed to compile.
+  std::string gone1 = head->variants[1].id(), gone2 = head->variants[6].id();
+  head->variants.erase(head->variants.begin() + 6);
+  head->variants.erase(head->variants.begin() + 1);
+  auto r = diff_builds(*base, *head);
+  ASSERT_TRUE(r);
+  std::set<std::string> removed;
+  for (const auto& v : r->variants) {
+    if (v.pairing == Pairing::kRemoved) {
+      removed.insert(v.id);
+      for (const auto& s : v.stages) EXPECT_EQ(s.status, ChangeStatus::kRemoved);
+    }
+    EXPECT_NE(v.pairing, Pairing::kAdded);
+  }
+  EXPECT_EQ(removed, (std::set<std::string>{gone1, gone2}));
+  uint32_t removed_stages = 0;
+  for (const auto& s : r->summary) removed_stages += s.removed;
+  EXPECT_EQ(removed_stages, 8u);
+}
+
+TEST(EngineTest, JobsDoNotChangeTheResult) {
+  DiffOptions one, two;
+  one.jobs = 1;
+  two.jobs = 2;
+  auto a = diff_paths(example("base"), example("fusion_off"), one);
+  auto b = diff_paths(example("base"), example("fusion_off"), two);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(changed(*a), changed(*b));
+  ASSERT_EQ(a->groups.size(), b->groups.size());
+  for (size_t i = 0; i < a->groups.size(); ++i) EXPECT_EQ(a->groups[i].signature, b->groups[i].signature);
+}
+
+TEST(EngineTest, StageAndKernelFilters) {
+  DiffOptions o;
+  o.stages = {"ptx"};
+  o.kernels = {"matmul_kernel"};
+  auto r = diff_paths(example("base"), example("no_licm"), o);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->variants.size(), 2u);
+  for (const auto& v : r->variants) {
+    EXPECT_EQ(v.kernel, "matmul_kernel");
+    ASSERT_EQ(v.stages.size(), 1u);
+    EXPECT_EQ(v.stages[0].stage, "ptx");
+  }
+}
+
+TEST(EngineTest, OpAndResourceDeltas) {
+  auto r = diff_paths(example("base"), example("no_licm"));
+  ASSERT_TRUE(r);
+  bool saw_reg_figure = false, saw_op_delta = false;
+  for (const auto& v : r->variants)
+    for (const auto& s : v.stages) {
+      if (s.stage == "ptx" && s.status == ChangeStatus::kChanged)
+        for (const auto& [k, p] : s.resources)
+          if (k.rfind("ptx.reg", 0) == 0 && p.first > 0 && p.second > 0) saw_reg_figure = true;
+      if (!s.op_deltas.empty()) saw_op_delta = true;
+    }
+  EXPECT_TRUE(saw_reg_figure);
+  EXPECT_TRUE(saw_op_delta);
+}
+
+}  // namespace
+}  // namespace ksnap::diff
