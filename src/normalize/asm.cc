@@ -115,15 +115,10 @@ void AsmHandler::line(Engine& e, TokenSpan toks) {
   size_t at = (spirv_ && toks.size() >= 2 && is_punct(toks[1], '=')) ? 2 : 0;
   if (at < toks.size() && toks[at].kind == TokenKind::kBareId) {
     e.set_op(toks[at].text);
-    if (toks[at].text == "OpFunctionCall" || toks[at].text == "s_swappc_b64" ||
-        toks[at].text == "s_call_b64") {
-      for (size_t i = at + 1; i < toks.size(); ++i) {
-        if (toks[i].kind == TokenKind::kValueId || toks[i].kind == TokenKind::kSymbolRef ||
-            (toks[i].kind == TokenKind::kBareId && i > at + 1)) {
-          e.set_callee(symbol_name(toks[i].text));
-          break;
-        }
-      }
+    // `%r = OpFunctionCall %type %callee args...`
+    if (toks[at].text == "OpFunctionCall" && at + 2 < toks.size() &&
+        toks[at + 2].kind == TokenKind::kValueId) {
+      e.set_callee(toks[at + 2].text);
     }
     e.cur().py_line = pending_py_;
   }

@@ -275,7 +275,11 @@ uint32_t Engine::label(const ir::Token& t, std::string_view mask, bool debug_onl
   std::string_view name = t.text.substr(0, t.text.size() - 1);  // without ':'
   uint32_t s = block(name, mask);
   symbol(s, name, true, ":");
-  if (debug_only && opts_.drop_locations) cur_.cond_sym = s;
+  if (debug_only && opts_.drop_locations) {
+    cur_.cond_sym = s;  // survives when a kept line names it (see mark_live)
+    syms_[s].def_line = static_cast<uint32_t>(lines_.size());
+    defs_this_line_.push_back(s);
+  }
   return s;
 }
 

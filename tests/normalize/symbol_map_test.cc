@@ -1,0 +1,54 @@
+#include "normalize/symbol_map.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace ksnap::norm::detail {
+namespace {
+
+TEST(SymbolMapTest, FindsWhatItStored) {
+  SymbolMap m;
+  std::vector<std::string> keys = {"%x_3", "%offsets_1", "#blocked", "$L__BB0_2", "%12", "12",
+                                   "%007", "%7", "!12", "#12", "%a_very_long_value_name_indeed"};
+  for (uint32_t i = 0; i < keys.size(); ++i) EXPECT_EQ(m.find_or_insert(keys[i], i), i) << keys[i];
+  for (uint32_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(m.find(keys[i]), i) << keys[i];
+    EXPECT_EQ(m.find_or_insert(keys[i], 999), i) << keys[i];  // found, not replaced
+  }
+  EXPECT_EQ(m.size(), keys.size());
+  EXPECT_EQ(m.find("%8"), SymbolMap::kMissing);
+  EXPECT_EQ(m.find("%x_4"), SymbolMap::kMissing);
+}
+
+TEST(SymbolMapTest, NumberedNamesWithOtherSigilsOrLeadingZerosStayDistinct) {
+  SymbolMap m;
+  EXPECT_EQ(m.find_or_insert("%7", 1), 1u);
+  EXPECT_EQ(m.find_or_insert("!7", 2), 2u);  // other sigil: hashed, not the array
+  EXPECT_EQ(m.find_or_insert("7", 3), 3u);
+  EXPECT_EQ(m.find_or_insert("%07", 4), 4u);
+  EXPECT_EQ(m.find_or_insert("%999999999", 5), 5u);  // past the array limit
+  EXPECT_EQ(m.find("%7"), 1u);
+  EXPECT_EQ(m.find("!7"), 2u);
+  EXPECT_EQ(m.find("7"), 3u);
+  EXPECT_EQ(m.find("%07"), 4u);
+  EXPECT_EQ(m.find("%999999999"), 5u);
+}
+
+TEST(SymbolMapTest, GrowsAndClears) {
+  SymbolMap m;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5000; ++i) keys.push_back("%v" + std::to_string(i));
+  for (int i = 0; i < 5000; ++i) keys.push_back("%" + std::to_string(i));
+  for (uint32_t i = 0; i < keys.size(); ++i) m.find_or_insert(keys[i], i);
+  for (uint32_t i = 0; i < keys.size(); ++i) ASSERT_EQ(m.find(keys[i]), i) << keys[i];
+  m.clear();
+  EXPECT_EQ(m.size(), 0u);
+  for (const std::string& k : keys) EXPECT_EQ(m.find(k), SymbolMap::kMissing);
+  EXPECT_EQ(m.find_or_insert("!3", 7), 7u);  // the array serves another sigil after clear()
+  EXPECT_EQ(m.find("!3"), 7u);
+}
+
+}  // namespace
+}  // namespace ksnap::norm::detail
