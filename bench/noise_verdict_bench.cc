@@ -47,8 +47,8 @@ using namespace ksnap::perf;
 
 namespace {
 
-constexpr double kFlushUs = 65.0;      // measured, see the header comment
-constexpr double kRepUs = 100000.0;    // do_bench rep = 100 ms
+constexpr double kFlushUs = 65.0;    // measured, see the header comment
+constexpr double kRepUs = 100000.0;  // do_bench rep = 100 ms
 constexpr double kShift = 1.03;
 
 struct Point {
@@ -76,7 +76,8 @@ bool load_samples(const std::string& path, Data& data) {
   auto doc = parse_json(*buf);
   if (!doc) return fail(doc.status());
   const JsonValue* shapes = doc->find("shapes");
-  if (!shapes || !shapes->is_array()) return fail(make_error(ErrorCode::kParseError, "no shapes", {path}));
+  if (!shapes || !shapes->is_array())
+    return fail(make_error(ErrorCode::kParseError, "no shapes", {path}));
   for (const JsonValue& s : shapes->items) {
     const JsonValue* shape = s.find("shape");
     const JsonValue* samples = s.find("samples_us");
@@ -132,8 +133,8 @@ const Correction kCorrections[] = {Correction::kNone, Correction::kHolm,
                                    Correction::kBenjaminiHochberg};
 
 /// Runs one trial's comparisons and adds its decisions to tallies[correction].
-void record(const std::vector<PointComparison>& raw, const Data& data, const CompareOptions& base_opts,
-            std::vector<Tally>& tallies) {
+void record(const std::vector<PointComparison>& raw, const Data& data,
+            const CompareOptions& base_opts, std::vector<Tally>& tallies) {
   std::vector<double> p;
   for (const PointComparison& c : raw) p.push_back(c.p_value);
   for (size_t k = 0; k < 3; ++k) {
@@ -166,7 +167,9 @@ void record(const std::vector<PointComparison>& raw, const Data& data, const Com
   }
 }
 
-double pct(uint64_t a, uint64_t b) { return b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0; }
+double pct(uint64_t a, uint64_t b) {
+  return b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0;
+}
 
 struct ModeResult {
   std::string name;
@@ -206,8 +209,9 @@ ModeResult run_mode(const Data& data, const std::string& name, uint32_t fixed_n,
 
 void print_summary(const std::vector<ModeResult>& modes) {
   std::printf("\n### False \"changed\" rate and 3%% detection rate (per point decisions)\n\n");
-  std::printf("| n per point | correction | false changed | trials with any false change | "
-              "false changed, p only (no 1%% threshold) | 3%% shift detected | wrong direction |\n");
+  std::printf(
+      "| n per point | correction | false changed | trials with any false change | "
+      "false changed, p only (no 1%% threshold) | 3%% shift detected | wrong direction |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (const ModeResult& m : modes) {
     for (size_t k = 0; k < 3; ++k) {
@@ -223,8 +227,9 @@ void print_summary(const std::vector<ModeResult>& modes) {
 }
 
 void print_per_shape(const std::vector<ModeResult>& modes, const Data& data, size_t k) {
-  std::printf("\n### Per shape, correction %s: false changed / 3%% detected (8 configs x trials)\n\n",
-              correction_name(kCorrections[k]));
+  std::printf(
+      "\n### Per shape, correction %s: false changed / 3%% detected (8 configs x trials)\n\n",
+      correction_name(kCorrections[k]));
   std::printf("| shape |");
   for (const ModeResult& m : modes) std::printf(" n=%s |", m.name.c_str());
   std::printf("\n|---|");
@@ -264,7 +269,8 @@ void time_order_check(const Data& data) {
       const size_t h = p.samples.size() / 2;
       std::vector<double> a(p.samples.begin(), p.samples.begin() + h);
       std::vector<double> b(p.samples.begin() + h, p.samples.end());
-      if (shifted) for (double& x : b) x *= kShift;
+      if (shifted)
+        for (double& x : b) x *= kShift;
       (void)add_point(base, make_point(p.label, a));
       (void)add_point(head, make_point(p.label, b));
     }
@@ -315,8 +321,9 @@ void real_runs_check(const std::string& path) {
   CompareOptions opts;
   opts.bootstrap_resamples = 0;
   opts.correction = Correction::kNone;
-  std::printf("| shape | runs | n per run | median drift between consecutive runs (max) | "
-              "false changed | p < 0.05 alone | 3%% shift detected |\n|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| shape | runs | n per run | median drift between consecutive runs (max) | "
+      "false changed | p < 0.05 alone | 3%% shift detected |\n|---|---|---|---|---|---|---|\n");
   size_t tot = 0, tot_changed = 0, tot_sig = 0, tot_det = 0;
   for (const auto& [name, runs] : by_shape) {
     size_t pairs = 0, changed = 0, sig = 0, det = 0;
@@ -346,8 +353,8 @@ void real_runs_check(const std::string& path) {
     tot_sig += sig;
     tot_det += det;
   }
-  std::printf("| all | | | | %zu / %zu | %zu / %zu | %zu / %zu |\n", tot_changed, tot, tot_sig,
-              tot, tot_det, tot);
+  std::printf("| all | | | | %zu / %zu | %zu / %zu | %zu / %zu |\n", tot_changed, tot, tot_sig, tot,
+              tot_det, tot);
 
   // 4 runs per side: every split of the 8 runs into two halves (35 per shape),
   // tested on per-run medians (ksnap's default with several runs per side)
@@ -367,7 +374,8 @@ void real_runs_check(const std::string& path) {
           for (size_t r = 0; r < 8; ++r) {
             std::vector<double> s = runs[r];
             const bool in_base = mask & (1u << r);
-            if (!in_base && shifted) for (double& x : s) x *= kShift;
+            if (!in_base && shifted)
+              for (double& x : s) x *= kShift;
             (void)add_point(in_base ? base : head, make_point("matmul[shape=" + name + "]", s));
           }
           auto res = compare_results(base, head, o);
@@ -381,9 +389,10 @@ void real_runs_check(const std::string& path) {
         }
       }
     }
-    std::printf("| %s | %zu / %zu (%.1f%%) | %zu / %zu (%.1f%%) |\n",
-                run_medians ? "run medians, Welch log (default)" : "all samples pooled, Mann-Whitney",
-                false_changed, total, pct(false_changed, total), detected, total, pct(detected, total));
+    std::printf(
+        "| %s | %zu / %zu (%.1f%%) | %zu / %zu (%.1f%%) |\n",
+        run_medians ? "run medians, Welch log (default)" : "all samples pooled, Mann-Whitney",
+        false_changed, total, pct(false_changed, total), detected, total, pct(detected, total));
   }
 }
 
@@ -420,7 +429,8 @@ void coverage_check(const Data& data, int trials, uint64_t seed) {
 int main(int argc, char** argv) {
   int trials = 1000;
   uint64_t seed = 20240601;
-  std::string samples_path = std::string(KSNAP_SOURCE_DIR) + "/../shared/data/h200-matmul-autotune-samples.json";
+  std::string samples_path =
+      std::string(KSNAP_SOURCE_DIR) + "/../shared/data/h200-matmul-autotune-samples.json";
   std::string runs_path = std::string(KSNAP_SOURCE_DIR) + "/tests/perf/data/h200-dobench-runs.json";
   for (int i = 1; i < argc; ++i) {
     auto next = [&](const char* flag) -> const char* {
@@ -430,24 +440,34 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (!std::strcmp(argv[i], "--trials")) trials = std::max(1, std::atoi(next("--trials")));
-    else if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(next("--seed"), nullptr, 10);
-    else if (!std::strcmp(argv[i], "--samples")) samples_path = next("--samples");
-    else if (!std::strcmp(argv[i], "--runs")) runs_path = next("--runs");
+    if (!std::strcmp(argv[i], "--trials"))
+      trials = std::max(1, std::atoi(next("--trials")));
+    else if (!std::strcmp(argv[i], "--seed"))
+      seed = std::strtoull(next("--seed"), nullptr, 10);
+    else if (!std::strcmp(argv[i], "--samples"))
+      samples_path = next("--samples");
+    else if (!std::strcmp(argv[i], "--runs"))
+      runs_path = next("--runs");
     else {
-      std::fprintf(stderr, "usage: %s [--trials N] [--seed S] [--samples FILE] [--runs FILE]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--trials N] [--seed S] [--samples FILE] [--runs FILE]\n",
+                   argv[0]);
       return 2;
     }
   }
   Data data;
   if (!load_samples(samples_path, data)) return 1;
   const auto t0 = std::chrono::steady_clock::now();
-  std::printf("## noise_verdict_bench: %zu points (%zu shapes x %zu configs), %d trials per mode, seed %llu\n",
-              data.points.size(), data.shapes.size(), data.points.size() / data.shapes.size(),
-              trials, static_cast<unsigned long long>(seed));
-  std::printf("Decision: Mann-Whitney two-sided, alpha 0.05, changed only if |ratio of medians - 1| >= 1%%.\n");
+  std::printf(
+      "## noise_verdict_bench: %zu points (%zu shapes x %zu configs), %d trials per mode, seed "
+      "%llu\n",
+      data.points.size(), data.shapes.size(), data.points.size() / data.shapes.size(), trials,
+      static_cast<unsigned long long>(seed));
+  std::printf(
+      "Decision: Mann-Whitney two-sided, alpha 0.05, changed only if |ratio of medians - 1| >= "
+      "1%%.\n");
 
-  std::printf("\n### do_bench sample count per point: int(100 ms / (65 us flush + do_bench_us))\n\n");
+  std::printf(
+      "\n### do_bench sample count per point: int(100 ms / (65 us flush + do_bench_us))\n\n");
   std::printf("| shape | do_bench_us (configs) | n (configs) |\n|---|---|---|\n");
   for (size_t s = 0; s < data.shapes.size(); ++s) {
     double tmin = 1e18, tmax = 0;
@@ -475,16 +495,18 @@ int main(int argc, char** argv) {
   std::printf("| head | correction | flagged changed | p_adj < 0.05 |\n|---|---|---|---|\n");
   time_order_check(data);
 
-  std::printf("\n### Real back-to-back do_bench runs on an H200 (torch.matmul fp16), run r vs r+1\n\n");
+  std::printf(
+      "\n### Real back-to-back do_bench runs on an H200 (torch.matmul fp16), run r vs r+1\n\n");
   real_runs_check(runs_path);
 
   const int cov_trials = std::max(1, trials / 10);
-  std::printf("\n### 95%% bootstrap CI of the ratio of medians: coverage (%d trials x %zu points, 1000 resamples)\n\n",
-              cov_trials, data.points.size());
+  std::printf(
+      "\n### 95%% bootstrap CI of the ratio of medians: coverage (%d trials x %zu points, 1000 "
+      "resamples)\n\n",
+      cov_trials, data.points.size());
   coverage_check(data, cov_trials, seed);
 
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("\n(total %.1f s)\n", secs);
   return 0;
 }

@@ -61,28 +61,38 @@ PointIr combined_ir(std::span<const VariantInfo> variants, const std::vector<siz
 
 const char* ir_status_name(IrStatus s) {
   switch (s) {
-    case IrStatus::kUnchanged: return "unchanged";
-    case IrStatus::kChanged: return "changed";
-    case IrStatus::kAdded: return "added";
-    case IrStatus::kRemoved: return "removed";
+    case IrStatus::kUnchanged:
+      return "unchanged";
+    case IrStatus::kChanged:
+      return "changed";
+    case IrStatus::kAdded:
+      return "added";
+    case IrStatus::kRemoved:
+      return "removed";
   }
   return "?";
 }
 
 const char* match_rule_name(MatchRule r) {
   switch (r) {
-    case MatchRule::kPointLabel: return "point-label";
-    case MatchRule::kScriptAndKernel: return "script+kernel";
-    case MatchRule::kUnattributed: return "unattributed";
+    case MatchRule::kPointLabel:
+      return "point-label";
+    case MatchRule::kScriptAndKernel:
+      return "script+kernel";
+    case MatchRule::kUnattributed:
+      return "unattributed";
   }
   return "?";
 }
 
 const char* point_ir_name(PointIr s) {
   switch (s) {
-    case PointIr::kChanged: return "changed";
-    case PointIr::kUnchanged: return "unchanged";
-    case PointIr::kUnknown: return "unknown";
+    case PointIr::kChanged:
+      return "changed";
+    case PointIr::kUnchanged:
+      return "unchanged";
+    case PointIr::kUnknown:
+      return "unknown";
   }
   return "?";
 }
@@ -106,8 +116,10 @@ Attributor::Attributor(std::span<const VariantInfo> variants) : variants_(varian
     Prepared p;
     for (const std::string& label : v.bench_points) {
       auto parsed = parse_point_label(label);
-      if (parsed) p.labels.push_back(std::move(*parsed));
-      else p.raw_labels.push_back(label);
+      if (parsed)
+        p.labels.push_back(std::move(*parsed));
+      else
+        p.raw_labels.push_back(label);
     }
     auto ce = canonical_params(v.constexprs);
     if (ce) p.constexprs = std::move(*ce);

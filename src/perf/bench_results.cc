@@ -75,7 +75,8 @@ Expected<ParamList> canonical_params(std::vector<std::pair<std::string, std::str
   std::sort(out.begin(), out.end());
   for (size_t i = 1; i < out.size(); ++i) {
     if (out[i].first == out[i - 1].first) {
-      return make_error(ErrorCode::kInvalidArgument, "parameter '" + out[i].first + "' given twice");
+      return make_error(ErrorCode::kInvalidArgument,
+                        "parameter '" + out[i].first + "' given twice");
     }
   }
   return out;
@@ -176,7 +177,8 @@ MetricDirection direction_for_unit(std::string_view unit, MetricDirection fallba
       u.find("per sec") != std::string::npos) {
     return MetricDirection::kHigherIsBetter;
   }
-  static const char* const kTimes[] = {"s", "sec", "ms", "us", "\xc2\xb5s", "ns", "cycles", "cycle"};
+  static const char* const kTimes[] = {"s",         "sec", "ms",     "us",
+                                       "\xc2\xb5s", "ns",  "cycles", "cycle"};
   for (const char* t : kTimes) {
     if (u == t) return MetricDirection::kLowerIsBetter;
   }
@@ -198,7 +200,8 @@ Status add_point(BenchResults& results, BenchPoint point) {
     if (have.summary) {
       have.summary = pool(*have.summary, *point.summary);
     } else {
-      if (have.run_sizes.empty()) have.run_sizes.push_back(static_cast<uint32_t>(have.samples.size()));
+      if (have.run_sizes.empty())
+        have.run_sizes.push_back(static_cast<uint32_t>(have.samples.size()));
       if (point.run_sizes.empty()) {
         have.run_sizes.push_back(static_cast<uint32_t>(point.samples.size()));
       } else {

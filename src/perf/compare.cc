@@ -43,8 +43,8 @@ void insufficient(PointComparison& c, std::string why) {
   c.note = std::move(why);
 }
 
-void apply_welch(PointComparison& c, const LogEstimate& b, const LogEstimate& h,
-                 TestMethod method, const CompareOptions& opts) {
+void apply_welch(PointComparison& c, const LogEstimate& b, const LogEstimate& h, TestMethod method,
+                 const CompareOptions& opts) {
   WelchResult w = welch_log_test(b, h, opts.confidence);
   if (!w.valid) {
     insufficient(c, "fewer than 2 samples on a side, or a non-positive mean");
@@ -68,8 +68,7 @@ void test_quantile_range(PointComparison& c, const BenchPoint& base, const Bench
     e.efficiency = std::sqrt(std::numbers::pi / 2);
     return e;
   };
-  if (!(base.samples[0] > 0 && head.samples[0] > 0 && *base.spread_lo > 0 &&
-        *head.spread_lo > 0)) {
+  if (!(base.samples[0] > 0 && head.samples[0] > 0 && *base.spread_lo > 0 && *head.spread_lo > 0)) {
     insufficient(c, "non-positive value or spread");
     return;
   }
@@ -141,21 +140,30 @@ void test_samples(PointComparison& c, const BenchPoint& base, const BenchPoint& 
 
 const char* perf_change_name(PerfChange c) {
   switch (c) {
-    case PerfChange::kSlower: return "slower";
-    case PerfChange::kFaster: return "faster";
-    case PerfChange::kNoChange: return "no change";
-    case PerfChange::kInsufficientData: return "insufficient data";
+    case PerfChange::kSlower:
+      return "slower";
+    case PerfChange::kFaster:
+      return "faster";
+    case PerfChange::kNoChange:
+      return "no change";
+    case PerfChange::kInsufficientData:
+      return "insufficient data";
   }
   return "?";
 }
 
 const char* test_method_name(TestMethod m) {
   switch (m) {
-    case TestMethod::kNone: return "none";
-    case TestMethod::kMannWhitney: return "mann-whitney";
-    case TestMethod::kWelchLog: return "welch-log";
-    case TestMethod::kQuantileRange: return "quantile-range";
-    case TestMethod::kRunMedians: return "run-medians";
+    case TestMethod::kNone:
+      return "none";
+    case TestMethod::kMannWhitney:
+      return "mann-whitney";
+    case TestMethod::kWelchLog:
+      return "welch-log";
+    case TestMethod::kQuantileRange:
+      return "quantile-range";
+    case TestMethod::kRunMedians:
+      return "run-medians";
   }
   return "?";
 }

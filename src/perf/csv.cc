@@ -65,9 +65,9 @@ class CsvScanner {
   }
 
   Status error_at(size_t offset, std::string msg) const {
-    return make_error(ErrorCode::kParseError, std::move(msg),
-                      SourceLocation{buf_.name(), line_,
-                                     static_cast<uint32_t>(offset - line_start_ + 1)});
+    return make_error(
+        ErrorCode::kParseError, std::move(msg),
+        SourceLocation{buf_.name(), line_, static_cast<uint32_t>(offset - line_start_ + 1)});
   }
 
   Status read_row(CsvRow& row) {

@@ -42,8 +42,10 @@ template <typename Cdf>
 double invert_by_bisection(Cdf cdf, double p, double lo, double hi) {
   for (int i = 0; i < 200 && hi - lo > 1e-15 * (1 + std::fabs(lo)); ++i) {
     double mid = 0.5 * (lo + hi);
-    if (cdf(mid) < p) lo = mid;
-    else hi = mid;
+    if (cdf(mid) < p)
+      lo = mid;
+    else
+      hi = mid;
   }
   return 0.5 * (lo + hi);
 }

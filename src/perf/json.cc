@@ -15,12 +15,18 @@ const JsonValue* JsonValue::find(std::string_view key) const {
 
 const char* json_kind_name(JsonValue::Kind kind) {
   switch (kind) {
-    case JsonValue::Kind::kNull: return "null";
-    case JsonValue::Kind::kBool: return "bool";
-    case JsonValue::Kind::kNumber: return "number";
-    case JsonValue::Kind::kString: return "string";
-    case JsonValue::Kind::kArray: return "array";
-    case JsonValue::Kind::kObject: return "object";
+    case JsonValue::Kind::kNull:
+      return "null";
+    case JsonValue::Kind::kBool:
+      return "bool";
+    case JsonValue::Kind::kNumber:
+      return "number";
+    case JsonValue::Kind::kString:
+      return "string";
+    case JsonValue::Kind::kArray:
+      return "array";
+    case JsonValue::Kind::kObject:
+      return "object";
   }
   return "?";
 }
@@ -44,15 +50,21 @@ class JsonParser {
     v.line = line_;
     char c = text_[i_];
     switch (c) {
-      case '{': KSNAP_RETURN_IF_ERROR(object(v, depth)); break;
-      case '[': KSNAP_RETURN_IF_ERROR(array(v, depth)); break;
+      case '{':
+        KSNAP_RETURN_IF_ERROR(object(v, depth));
+        break;
+      case '[':
+        KSNAP_RETURN_IF_ERROR(array(v, depth));
+        break;
       case '"':
         v.kind = JsonValue::Kind::kString;
         KSNAP_RETURN_IF_ERROR(string(v.string));
         break;
       case 't':
       case 'f':
-      case 'n': KSNAP_RETURN_IF_ERROR(literal(v)); break;
+      case 'n':
+        KSNAP_RETURN_IF_ERROR(literal(v));
+        break;
       default:
         if (c == '-' || (c >= '0' && c <= '9')) {
           KSNAP_RETURN_IF_ERROR(number(v));
@@ -64,9 +76,9 @@ class JsonParser {
   }
 
   Status error(std::string msg) const {
-    return make_error(ErrorCode::kParseError, std::move(msg),
-                      SourceLocation{buf_.name(), line_,
-                                     static_cast<uint32_t>(i_ - line_start_ + 1)});
+    return make_error(
+        ErrorCode::kParseError, std::move(msg),
+        SourceLocation{buf_.name(), line_, static_cast<uint32_t>(i_ - line_start_ + 1)});
   }
 
  private:
@@ -218,10 +230,14 @@ class JsonParser {
     for (int k = 0; k < 4; ++k) {
       char c = text_[i_ + k];
       out <<= 4;
-      if (c >= '0' && c <= '9') out |= c - '0';
-      else if (c >= 'a' && c <= 'f') out |= c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') out |= c - 'A' + 10;
-      else return error("invalid \\u escape");
+      if (c >= '0' && c <= '9')
+        out |= c - '0';
+      else if (c >= 'a' && c <= 'f')
+        out |= c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        out |= c - 'A' + 10;
+      else
+        return error("invalid \\u escape");
     }
     i_ += 4;
     return Status::ok();
@@ -246,14 +262,30 @@ class JsonParser {
       if (i_ >= text_.size()) return error("unterminated escape");
       char e = text_[i_++];
       switch (e) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '/': out.push_back('/'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
+        case '"':
+          out.push_back('"');
+          break;
+        case '\\':
+          out.push_back('\\');
+          break;
+        case '/':
+          out.push_back('/');
+          break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
         case 'u': {
           uint32_t cp = 0;
           KSNAP_RETURN_IF_ERROR(hex4(cp));
@@ -267,7 +299,9 @@ class JsonParser {
           append_utf8(out, cp);
           break;
         }
-        default: --i_; return error("invalid escape");
+        default:
+          --i_;
+          return error("invalid escape");
       }
     }
   }

@@ -89,7 +89,7 @@ MannWhitneyResult mann_whitney_u(std::span<const double> a, std::span<const doub
   if (!r.has_ties && na * nb <= kMannWhitneyExactLimit) {
     const std::vector<double>& cdf = exact_cdf(na, nb);
     const size_t u = static_cast<size_t>(std::llround(r.u_a));
-    const double lower = cdf[u];                        // P(U <= u)
+    const double lower = cdf[u];                           // P(U <= u)
     const double upper = u == 0 ? 1.0 : 1.0 - cdf[u - 1];  // P(U >= u)
     r.exact = true;
     r.p_value = std::min(1.0, 2 * std::min(lower, upper));

@@ -8,9 +8,12 @@ namespace ksnap::perf {
 
 const char* correction_name(Correction c) {
   switch (c) {
-    case Correction::kNone: return "none";
-    case Correction::kHolm: return "holm";
-    case Correction::kBenjaminiHochberg: return "bh";
+    case Correction::kNone:
+      return "none";
+    case Correction::kHolm:
+      return "holm";
+    case Correction::kBenjaminiHochberg:
+      return "bh";
   }
   return "?";
 }

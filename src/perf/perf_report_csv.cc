@@ -17,7 +17,8 @@ std::string file_stem(const std::string& path) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() > suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 /// A header split as Triton 3.x writes it: "<line> (<ylabel>)"; older
@@ -160,8 +161,8 @@ Expected<BenchResults> parse_perf_report_csv(const TextBuffer& buf, const PerfRe
     const CsvRow& row = rows[r];
     if (row.fields.size() != header.size()) {
       return make_error(ErrorCode::kParseError,
-                        "row has " + std::to_string(row.fields.size()) + " fields, the header has " +
-                            std::to_string(header.size()),
+                        "row has " + std::to_string(row.fields.size()) +
+                            " fields, the header has " + std::to_string(header.size()),
                         SourceLocation{buf.name(), row.line, 0});
     }
     std::vector<std::pair<std::string, std::string>> x;

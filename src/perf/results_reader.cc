@@ -8,10 +8,14 @@ namespace ksnap::perf {
 
 const char* results_format_name(ResultsFormat f) {
   switch (f) {
-    case ResultsFormat::kAuto: return "auto";
-    case ResultsFormat::kPerfReportCsv: return "perf_report";
-    case ResultsFormat::kSampleCsv: return "samples-csv";
-    case ResultsFormat::kSampleJson: return "samples-json";
+    case ResultsFormat::kAuto:
+      return "auto";
+    case ResultsFormat::kPerfReportCsv:
+      return "perf_report";
+    case ResultsFormat::kSampleCsv:
+      return "samples-csv";
+    case ResultsFormat::kSampleJson:
+      return "samples-json";
   }
   return "?";
 }
@@ -19,8 +23,8 @@ const char* results_format_name(ResultsFormat f) {
 ResultsFormat detect_results_format(const TextBuffer& buf) {
   std::string_view text = buf.view();
   size_t i = 0;
-  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' ||
-                             text[i] == '\n')) {
+  while (i < text.size() &&
+         (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) {
     ++i;
   }
   if (i < text.size() && (text[i] == '{' || text[i] == '[')) return ResultsFormat::kSampleJson;
@@ -30,9 +34,9 @@ ResultsFormat detect_results_format(const TextBuffer& buf) {
     i = nl == std::string_view::npos ? text.size() : nl + 1;
   }
   size_t nl = text.find('\n', i);
-  TextBuffer header_only(buf.name(), std::string(text.substr(i, nl == std::string_view::npos
-                                                                     ? std::string_view::npos
-                                                                     : nl - i)));
+  TextBuffer header_only(
+      buf.name(),
+      std::string(text.substr(i, nl == std::string_view::npos ? std::string_view::npos : nl - i)));
   auto rows = parse_csv(header_only);
   if (rows && !rows->empty()) {
     bool name = false, samples = false;
@@ -56,10 +60,12 @@ Expected<BenchResults> parse_bench_results(const TextBuffer& buf, const ReadResu
       p.unit = opts.perf_report_unit;
       return parse_perf_report_csv(buf, p);
     }
-    case ResultsFormat::kSampleCsv: return parse_sample_csv(buf, SampleFormatOptions{opts.script});
+    case ResultsFormat::kSampleCsv:
+      return parse_sample_csv(buf, SampleFormatOptions{opts.script});
     case ResultsFormat::kSampleJson:
       return parse_sample_json(buf, SampleFormatOptions{opts.script});
-    case ResultsFormat::kAuto: break;
+    case ResultsFormat::kAuto:
+      break;
   }
   return make_error(ErrorCode::kInternal, "unresolved results format");
 }

@@ -51,8 +51,8 @@ Status finish_point(RawPoint raw, const SampleFormatOptions& opts, BenchResults&
     }
     p.summary = SampleSummary{*raw.mean, *raw.std, static_cast<uint64_t>(*raw.n)};
   } else {
-    return error_at(raw.where, "point " + format_point_label(p.id) +
-                                   " has neither samples nor mean,std,n");
+    return error_at(raw.where,
+                    "point " + format_point_label(p.id) + " has neither samples nor mean,std,n");
   }
   Status added = add_point(out, std::move(p));
   if (!added) return error_at(added.location(), added.message());
@@ -88,16 +88,26 @@ Expected<BenchResults> parse_sample_csv(const TextBuffer& buf, const SampleForma
   bool has_name = false, has_samples = false, has_mean = false;
   for (const std::string& h : header.fields) {
     Role r = kExtra;
-    if (h == "name") r = kName, has_name = true;
-    else if (h == "params") r = kParams;
-    else if (h == "samples") r = kSamples, has_samples = true;
-    else if (h == "mean") r = kMean, has_mean = true;
-    else if (h == "std") r = kStd;
-    else if (h == "n") r = kN;
-    else if (h == "script") r = kScript;
-    else if (h == "kernel") r = kKernel;
-    else if (h == "unit") r = kUnit;
-    else if (h.empty()) return error_at(header_at, "header has an empty column name");
+    if (h == "name")
+      r = kName, has_name = true;
+    else if (h == "params")
+      r = kParams;
+    else if (h == "samples")
+      r = kSamples, has_samples = true;
+    else if (h == "mean")
+      r = kMean, has_mean = true;
+    else if (h == "std")
+      r = kStd;
+    else if (h == "n")
+      r = kN;
+    else if (h == "script")
+      r = kScript;
+    else if (h == "kernel")
+      r = kKernel;
+    else if (h == "unit")
+      r = kUnit;
+    else if (h.empty())
+      return error_at(header_at, "header has an empty column name");
     roles.push_back(r);
   }
   if (!has_name) return error_at(header_at, "header has no 'name' column");
@@ -118,20 +128,39 @@ Expected<BenchResults> parse_sample_csv(const TextBuffer& buf, const SampleForma
     for (size_t c = 0; c < roles.size(); ++c) {
       const std::string& f = row.fields[c];
       switch (roles[c]) {
-        case kName: raw.name = f; break;
-        case kParams: raw.params_text = f; break;
+        case kName:
+          raw.name = f;
+          break;
+        case kParams:
+          raw.params_text = f;
+          break;
         case kSamples: {
           auto s = parse_sample_list(f);
           if (!s) return error_at(raw.where, s.status().message());
           raw.samples = std::move(*s);
           break;
         }
-        case kMean: { KSNAP_ASSIGN_OR_RETURN(raw.mean, csv_number(f, "mean", raw.where)); break; }
-        case kStd: { KSNAP_ASSIGN_OR_RETURN(raw.std, csv_number(f, "std", raw.where)); break; }
-        case kN: { KSNAP_ASSIGN_OR_RETURN(raw.n, csv_number(f, "n", raw.where)); break; }
-        case kScript: raw.script = f; break;
-        case kKernel: raw.kernel = f; break;
-        case kUnit: raw.unit = f; break;
+        case kMean: {
+          KSNAP_ASSIGN_OR_RETURN(raw.mean, csv_number(f, "mean", raw.where));
+          break;
+        }
+        case kStd: {
+          KSNAP_ASSIGN_OR_RETURN(raw.std, csv_number(f, "std", raw.where));
+          break;
+        }
+        case kN: {
+          KSNAP_ASSIGN_OR_RETURN(raw.n, csv_number(f, "n", raw.where));
+          break;
+        }
+        case kScript:
+          raw.script = f;
+          break;
+        case kKernel:
+          raw.kernel = f;
+          break;
+        case kUnit:
+          raw.unit = f;
+          break;
         case kExtra:
           if (!f.empty()) raw.params.emplace_back(header.fields[c], f);
           break;
@@ -148,14 +177,17 @@ namespace {
 
 std::string scalar_text(const JsonValue& v) {
   switch (v.kind) {
-    case JsonValue::Kind::kString: return v.string;
-    case JsonValue::Kind::kBool: return v.boolean ? "true" : "false";
+    case JsonValue::Kind::kString:
+      return v.string;
+    case JsonValue::Kind::kBool:
+      return v.boolean ? "true" : "false";
     case JsonValue::Kind::kNumber: {
       char buf[40];
       std::snprintf(buf, sizeof(buf), "%.17g", v.number);
       return normalize_param_value(buf);
     }
-    default: return "";
+    default:
+      return "";
   }
 }
 
@@ -168,8 +200,8 @@ Status json_point(const JsonValue& obj, const std::string& file, const SampleFor
                   BenchResults& out) {
   SourceLocation where{file, obj.line, 0};
   if (!obj.is_object()) {
-    return error_at(where, std::string("expected a benchmark point object, found ") +
-                               json_kind_name(obj.kind));
+    return error_at(
+        where, std::string("expected a benchmark point object, found ") + json_kind_name(obj.kind));
   }
   RawPoint raw;
   raw.where = where;

@@ -16,34 +16,50 @@ std::string percent(double slowdown_ratio) {
 
 const char* verdict_name(VerdictKind k) {
   switch (k) {
-    case VerdictKind::kLikelyReal: return "likely real";
-    case VerdictKind::kLikelyNoise: return "likely noise";
-    case VerdictKind::kSlowerIrUnknown: return "slower (IR unknown)";
-    case VerdictKind::kFaster: return "faster";
-    case VerdictKind::kIrChangedNoPerfChange: return "IR changed, no perf change";
-    case VerdictKind::kNoChange: return "no change";
-    case VerdictKind::kInsufficientData: return "insufficient data";
+    case VerdictKind::kLikelyReal:
+      return "likely real";
+    case VerdictKind::kLikelyNoise:
+      return "likely noise";
+    case VerdictKind::kSlowerIrUnknown:
+      return "slower (IR unknown)";
+    case VerdictKind::kFaster:
+      return "faster";
+    case VerdictKind::kIrChangedNoPerfChange:
+      return "IR changed, no perf change";
+    case VerdictKind::kNoChange:
+      return "no change";
+    case VerdictKind::kInsufficientData:
+      return "insufficient data";
   }
   return "?";
 }
 
 const char* verdict_id(VerdictKind k) {
   switch (k) {
-    case VerdictKind::kLikelyReal: return "likely_real";
-    case VerdictKind::kLikelyNoise: return "likely_noise";
-    case VerdictKind::kSlowerIrUnknown: return "slower_ir_unknown";
-    case VerdictKind::kFaster: return "faster";
-    case VerdictKind::kIrChangedNoPerfChange: return "ir_changed_no_perf_change";
-    case VerdictKind::kNoChange: return "no_change";
-    case VerdictKind::kInsufficientData: return "insufficient_data";
+    case VerdictKind::kLikelyReal:
+      return "likely_real";
+    case VerdictKind::kLikelyNoise:
+      return "likely_noise";
+    case VerdictKind::kSlowerIrUnknown:
+      return "slower_ir_unknown";
+    case VerdictKind::kFaster:
+      return "faster";
+    case VerdictKind::kIrChangedNoPerfChange:
+      return "ir_changed_no_perf_change";
+    case VerdictKind::kNoChange:
+      return "no_change";
+    case VerdictKind::kInsufficientData:
+      return "insufficient_data";
   }
   return "?";
 }
 
 VerdictKind combine_verdict(PerfChange perf, PointIr ir) {
   switch (perf) {
-    case PerfChange::kInsufficientData: return VerdictKind::kInsufficientData;
-    case PerfChange::kFaster: return VerdictKind::kFaster;
+    case PerfChange::kInsufficientData:
+      return VerdictKind::kInsufficientData;
+    case PerfChange::kFaster:
+      return VerdictKind::kFaster;
     case PerfChange::kSlower:
       if (ir == PointIr::kChanged) return VerdictKind::kLikelyReal;
       if (ir == PointIr::kUnchanged) return VerdictKind::kLikelyNoise;
@@ -82,9 +98,8 @@ std::string describe(const PointVerdict& v, const CompareOptions& opts) {
   if (a.rule == MatchRule::kUnattributed) {
     out += "; unattributed";
   } else {
-    out += std::string("; IR ") + point_ir_name(a.ir) + " in " +
-           std::to_string(a.variants.size()) + " variant" + (a.variants.size() == 1 ? "" : "s") +
-           " (" + match_rule_name(a.rule) + ")";
+    out += std::string("; IR ") + point_ir_name(a.ir) + " in " + std::to_string(a.variants.size()) +
+           " variant" + (a.variants.size() == 1 ? "" : "s") + " (" + match_rule_name(a.rule) + ")";
   }
   out += std::string(" -> ") + verdict_name(v.kind);
   return out;

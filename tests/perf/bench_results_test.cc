@@ -63,8 +63,8 @@ TEST_P(BadLabel, Rejected) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, BadLabel,
-                         ::testing::Values("", "[M=1]", "mm[M=1", "mm[M]", "mm[M=1]x", "mm[M=1,M=2]",
-                                           "a,b", "mm\\"));
+                         ::testing::Values("", "[M=1]", "mm[M=1", "mm[M]", "mm[M=1]x",
+                                           "mm[M=1,M=2]", "a,b", "mm\\"));
 
 TEST(Direction, FromUnit) {
   const auto lower = MetricDirection::kLowerIsBetter, higher = MetricDirection::kHigherIsBetter;

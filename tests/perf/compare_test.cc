@@ -75,7 +75,7 @@ TEST(Compare, TinyShiftIsSignificantButImmaterial) {
   ASSERT_TRUE(add_point(base, samples_point("k", timings(100, 2000, 1))));
   ASSERT_TRUE(add_point(head, samples_point("k", timings(100.5, 2000, 2))));
   auto out = compare_results(base, head, {});
-  EXPECT_LT(out[0].p_adjusted, 0.05);  // the test sees it ...
+  EXPECT_LT(out[0].p_adjusted, 0.05);               // the test sees it ...
   EXPECT_EQ(out[0].change, PerfChange::kNoChange);  // ... the threshold drops it
   CompareOptions strict;
   strict.min_effect = 0;

@@ -6,7 +6,8 @@ namespace ksnap::perf {
 namespace {
 
 TEST(Json, ParsesNestedDocumentWithLines) {
-  auto v = parse_json(TextBuffer("d.json", "{\n \"a\": [1, -2.5e1, true, null],\n \"b\": \"x\\u00e9\\n\"\n}"));
+  auto v = parse_json(
+      TextBuffer("d.json", "{\n \"a\": [1, -2.5e1, true, null],\n \"b\": \"x\\u00e9\\n\"\n}"));
   ASSERT_TRUE(v) << v.status().to_string();
   ASSERT_TRUE(v->is_object());
   const JsonValue* a = v->find("a");

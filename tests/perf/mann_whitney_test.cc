@@ -41,18 +41,28 @@ INSTANTIATE_TEST_SUITE_P(
     Table, MannWhitney,
     ::testing::Values(
         // Textbook: complete separation, 4 vs 4 -> 2 / C(8,4).
-        MwCase{"separated_4_4", {1.1, 2.2, 3.3, 4.4}, {5.5, 6.6, 7.7, 8.8}, 0, 0.0285714285714286,
+        MwCase{"separated_4_4",
+               {1.1, 2.2, 3.3, 4.4},
+               {5.5, 6.6, 7.7, 8.8},
+               0,
+               0.0285714285714286,
                true},
         MwCase{"separated_5_5", {1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}, 0, 0.00793650793650794, true},
         MwCase{"overlap_15_15", range(15, 0), range(15, 4.5), 55, 0.0164317222193857, true},
         MwCase{"interleaved_8_9",
                {3.1, 2.9, 3.5, 3.3, 3.0, 2.8, 3.6, 3.2},
-               {3.25, 3.45, 3.05, 3.7, 3.65, 3.55, 3.15, 3.8, 3.35}, 17, 0.074454956807898, true},
+               {3.25, 3.45, 3.05, 3.7, 3.65, 3.55, 3.15, 3.8, 3.35},
+               17,
+               0.074454956807898,
+               true},
         // Ties: normal approximation with tie and continuity correction.
         MwCase{"ties_4_4", {1, 2, 2, 3}, {2, 3, 4, 5}, 2.5, 0.136658247738147, false},
         MwCase{"ties_10_10",
                {1, 2, 2, 3, 3, 3, 4, 4, 5, 6},
-               {3, 4, 4, 5, 5, 5, 6, 6, 7, 8}, 17, 0.01278339441356, false}),
+               {3, 4, 4, 5, 5, 5, 6, 6, 7, 8},
+               17,
+               0.01278339441356,
+               false}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(MannWhitneyEdge, EmptyAndConstant) {

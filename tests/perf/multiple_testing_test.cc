@@ -37,7 +37,9 @@ INSTANTIATE_TEST_SUITE_P(
     Table, Adjust,
     ::testing::Values(
         AdjustCase{"holm", Correction::kHolm, {0.01, 0.04, 0.03, 0.005}, {0.03, 0.06, 0.06, 0.02}},
-        AdjustCase{"bh", Correction::kBenjaminiHochberg, {0.01, 0.04, 0.03, 0.005},
+        AdjustCase{"bh",
+                   Correction::kBenjaminiHochberg,
+                   {0.01, 0.04, 0.03, 0.005},
                    {0.02, 0.04, 0.04, 0.02}},
         AdjustCase{"none", Correction::kNone, {0.01, 0.04}, {0.01, 0.04}},
         AdjustCase{"holm_caps_at_one", Correction::kHolm, {0.6, 0.7}, {1.0, 1.0}},

@@ -18,14 +18,12 @@ TEST_P(Numbers, Parse) {
   if (got) EXPECT_DOUBLE_EQ(*got, *GetParam().want);
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, Numbers,
-                         ::testing::Values(NumberCase{"31.104", 31.104}, NumberCase{" 7 ", 7.0},
-                                           NumberCase{"+2.5", 2.5}, NumberCase{"-1e-3", -0.001},
-                                           NumberCase{"3e1x", std::nullopt},
-                                           NumberCase{"", std::nullopt},
-                                           NumberCase{"inf", std::nullopt},
-                                           NumberCase{"nan", std::nullopt},
-                                           NumberCase{"1,5", std::nullopt}));
+INSTANTIATE_TEST_SUITE_P(
+    Table, Numbers,
+    ::testing::Values(NumberCase{"31.104", 31.104}, NumberCase{" 7 ", 7.0}, NumberCase{"+2.5", 2.5},
+                      NumberCase{"-1e-3", -0.001}, NumberCase{"3e1x", std::nullopt},
+                      NumberCase{"", std::nullopt}, NumberCase{"inf", std::nullopt},
+                      NumberCase{"nan", std::nullopt}, NumberCase{"1,5", std::nullopt}));
 
 TEST(SampleList, SplitsOnBlanksAndSemicolons) {
   auto s = parse_sample_list(" 1.5 2;3\t4 ,5 ");
@@ -43,7 +41,8 @@ TEST(SampleList, NamesTheBadToken) {
 }
 
 TEST(Missing, PandasSpellings) {
-  for (const char* t : {"", " ", "nan", "NaN", "None", "null"}) EXPECT_TRUE(is_missing_value(t)) << t;
+  for (const char* t : {"", " ", "nan", "NaN", "None", "null"})
+    EXPECT_TRUE(is_missing_value(t)) << t;
   for (const char* t : {"0", "x", "0.0"}) EXPECT_FALSE(is_missing_value(t)) << t;
 }
 

@@ -18,8 +18,7 @@ TEST(PerfReport, RealTriton36MatmulFile) {
   auto r = parse_perf_report_csv(*buf, {});
   ASSERT_TRUE(r) << r.status().to_string();
   ASSERT_EQ(r->points.size(), 6u);  // 3 rows x 2 lines
-  const BenchPoint* p =
-      r->find("matmul-performance-fp16[K=512,M=512,N=512,line=Triton]");
+  const BenchPoint* p = r->find("matmul-performance-fp16[K=512,M=512,N=512,line=Triton]");
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->samples, (std::vector<double>{36.631476}));
   EXPECT_EQ(p->unit, "TFLOPS");
@@ -63,16 +62,21 @@ INSTANTIATE_TEST_SUITE_P(
     Table, Layouts,
     ::testing::Values(
         // Triton 2.x: plain line names, %.1f values, int x values.
-        LayoutCase{"triton2", "N,Triton,Torch\n256,1.5,2.5\n", -1,
+        LayoutCase{"triton2",
+                   "N,Triton,Torch\n256,1.5,2.5\n",
+                   -1,
                    {"b[N=256,line=Triton]", "b[N=256,line=Torch]"}},
         // Non-numeric x (dtype) before the numeric ones.
-        LayoutCase{"text_x", "dtype,N,Triton\nfp16,1024.000000,0.031000\n", -1,
+        LayoutCase{"text_x",
+                   "dtype,N,Triton\nfp16,1024.000000,0.031000\n",
+                   -1,
                    {"b[N=1024,dtype=fp16,line=Triton]"}},
         // Diff column ignored; -min/-max attached.
         LayoutCase{"diff_and_spread",
                    "N,A (ms),B (ms),B-min (ms),B-max (ms),Diff\n8.000000,1.100000,1.200000,"
                    "1.150000,1.250000,0.100000\n",
-                   -1, {"b[N=8,line=A]", "b[N=8,line=B]"}},
+                   -1,
+                   {"b[N=8,line=A]", "b[N=8,line=B]"}},
         // All-integral values: only the first column is x.
         LayoutCase{"all_integral", "size,Triton\n1024,7\n", -1, {"b[line=Triton,size=1024]"}},
         // Explicit x column count.
@@ -129,8 +133,7 @@ TEST_P(PerfReportErrors, FileAndLine) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.status().location().file, "bad.csv");
   EXPECT_EQ(r.status().location().line, c.line);
-  EXPECT_NE(r.status().message().find(c.message_part), std::string::npos)
-      << r.status().to_string();
+  EXPECT_NE(r.status().message().find(c.message_part), std::string::npos) << r.status().to_string();
 }
 
 INSTANTIATE_TEST_SUITE_P(

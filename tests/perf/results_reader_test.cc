@@ -1,11 +1,10 @@
 #include "ksnap/perf/results_reader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
-
-#include <unistd.h>
 
 namespace ksnap::perf {
 namespace {
@@ -24,13 +23,13 @@ TEST_P(Detect, Format) {
 
 INSTANTIATE_TEST_SUITE_P(
     Table, Detect,
-    ::testing::Values(DetectCase{"json_lines", "\n {\"name\":\"a\"}", ResultsFormat::kSampleJson},
-                      DetectCase{"json_array", "[]", ResultsFormat::kSampleJson},
-                      DetectCase{"sample_csv", "# c\nname,params,samples\n", ResultsFormat::kSampleCsv},
-                      DetectCase{"summary_csv", "name,mean,std,n\n", ResultsFormat::kSampleCsv},
-                      DetectCase{"perf_report", "M,N,K,Triton (TFLOPS)\n", ResultsFormat::kPerfReportCsv},
-                      DetectCase{"name_only_is_perf_report", "name,Triton\n",
-                                 ResultsFormat::kPerfReportCsv}),
+    ::testing::Values(
+        DetectCase{"json_lines", "\n {\"name\":\"a\"}", ResultsFormat::kSampleJson},
+        DetectCase{"json_array", "[]", ResultsFormat::kSampleJson},
+        DetectCase{"sample_csv", "# c\nname,params,samples\n", ResultsFormat::kSampleCsv},
+        DetectCase{"summary_csv", "name,mean,std,n\n", ResultsFormat::kSampleCsv},
+        DetectCase{"perf_report", "M,N,K,Triton (TFLOPS)\n", ResultsFormat::kPerfReportCsv},
+        DetectCase{"name_only_is_perf_report", "name,Triton\n", ResultsFormat::kPerfReportCsv}),
     [](const auto& info) { return std::string(info.param.name); });
 
 class TempDir {

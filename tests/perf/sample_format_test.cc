@@ -54,8 +54,7 @@ TEST_P(SampleCsvErrors, FileAndLine) {
   EXPECT_EQ(r.status().code(), ErrorCode::kParseError);
   EXPECT_EQ(r.status().location().file, "bad.csv");
   EXPECT_EQ(r.status().location().line, c.line);
-  EXPECT_NE(r.status().message().find(c.message_part), std::string::npos)
-      << r.status().to_string();
+  EXPECT_NE(r.status().message().find(c.message_part), std::string::npos) << r.status().to_string();
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -82,12 +81,12 @@ TEST(SampleJson, AllThreeShapes) {
   const char* lines =
       "{\"name\": \"mm\", \"params\": {\"M\": 512, \"fast\": true}, \"samples\": [1.5, 2]}\n"
       "{\"name\": \"sm\", \"params\": \"N=4096\", \"mean\": 9.7, \"std\": 0.4, \"n\": 800}\n";
-  for (std::string text : {std::string(lines), "[" + std::string(lines).replace(
-                                                         std::string(lines).find('\n'), 1, ",") +
-                                                   "]",
-                           std::string("{\"results\": [") +
-                               "{\"name\": \"mm\", \"M\": 512, \"fast\": true, \"samples\": \"1.5 2\"},"
-                               "{\"name\": \"sm\", \"N\": 4096, \"mean\": 9.7, \"std\": 0.4, \"n\": 800}]}"}) {
+  for (std::string text :
+       {std::string(lines),
+        "[" + std::string(lines).replace(std::string(lines).find('\n'), 1, ",") + "]",
+        std::string("{\"results\": [") +
+            "{\"name\": \"mm\", \"M\": 512, \"fast\": true, \"samples\": \"1.5 2\"},"
+            "{\"name\": \"sm\", \"N\": 4096, \"mean\": 9.7, \"std\": 0.4, \"n\": 800}]}"}) {
     auto r = parse_sample_json(TextBuffer("r.json", text), {});
     ASSERT_TRUE(r) << r.status().to_string() << "\n" << text;
     ASSERT_EQ(r->points.size(), 2u) << text;
@@ -109,8 +108,7 @@ TEST_P(SampleJsonErrors, FileAndLine) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.status().location().file, "bad.jsonl");
   EXPECT_EQ(r.status().location().line, c.line);
-  EXPECT_NE(r.status().message().find(c.message_part), std::string::npos)
-      << r.status().to_string();
+  EXPECT_NE(r.status().message().find(c.message_part), std::string::npos) << r.status().to_string();
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -39,8 +39,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Verdict, NamesAreDistinct) {
   for (size_t i = 0; i < kVerdictKindCount; ++i) {
     for (size_t j = i + 1; j < kVerdictKindCount; ++j) {
-      EXPECT_STRNE(verdict_name(static_cast<VerdictKind>(i)), verdict_name(static_cast<VerdictKind>(j)));
-      EXPECT_STRNE(verdict_id(static_cast<VerdictKind>(i)), verdict_id(static_cast<VerdictKind>(j)));
+      EXPECT_STRNE(verdict_name(static_cast<VerdictKind>(i)),
+                   verdict_name(static_cast<VerdictKind>(j)));
+      EXPECT_STRNE(verdict_id(static_cast<VerdictKind>(i)),
+                   verdict_id(static_cast<VerdictKind>(j)));
     }
   }
 }

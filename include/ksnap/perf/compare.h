@@ -82,12 +82,12 @@ struct PointComparison {
   std::string unit;
   MetricDirection direction = MetricDirection::kLowerIsBetter;
   TestMethod method = TestMethod::kNone;
-  double ratio = 0;   ///< head / base of the statistic (median, or geometric mean); NaN if none
-  double ci_lo = 0;   ///< confidence interval of `ratio`; NaN when not computed
+  double ratio = 0;  ///< head / base of the statistic (median, or geometric mean); NaN if none
+  double ci_lo = 0;  ///< confidence interval of `ratio`; NaN when not computed
   double ci_hi = 0;
   double p_value = 0;     ///< raw two-sided p; NaN when untested
   double p_adjusted = 0;  ///< after the correction over all tested points; NaN when untested
-  uint64_t n_base = 0;  ///< samples (or runs, for kRunMedians)
+  uint64_t n_base = 0;    ///< samples (or runs, for kRunMedians)
   uint64_t n_head = 0;
   PerfChange change = PerfChange::kInsufficientData;
   std::string note;  ///< why the data is insufficient, or other caveats

@@ -17,10 +17,10 @@
 namespace ksnap::perf {
 
 struct MannWhitneyResult {
-  double u_a = 0;        ///< U statistic of sample a: #(a_i > b_j) + 0.5 #(a_i == b_j)
-  double z = 0;          ///< normal score (0 when exact)
-  double p_value = 1;    ///< two-sided
-  bool exact = false;    ///< exact null distribution used
+  double u_a = 0;      ///< U statistic of sample a: #(a_i > b_j) + 0.5 #(a_i == b_j)
+  double z = 0;        ///< normal score (0 when exact)
+  double p_value = 1;  ///< two-sided
+  bool exact = false;  ///< exact null distribution used
   bool has_ties = false;
 };
 

@@ -40,7 +40,8 @@ struct ReadResultsOptions {
 ResultsFormat detect_results_format(const TextBuffer& buf);
 
 /// Parses `buf` in `opts.format` (detected when kAuto).
-Expected<BenchResults> parse_bench_results(const TextBuffer& buf, const ReadResultsOptions& opts = {});
+Expected<BenchResults> parse_bench_results(const TextBuffer& buf,
+                                           const ReadResultsOptions& opts = {});
 
 /// Reads and merges several files of one side (repeated runs merge into more
 /// samples per point). Errors carry the offending file (and line).

@@ -38,7 +38,8 @@ struct SampleFormatOptions {
 /// Errors (kParseError with file:line): missing `name` column, no samples
 /// and no mean/std/n, a bad sample, negative std, n not a positive integer,
 /// a malformed params string, a field-count mismatch.
-Expected<BenchResults> parse_sample_csv(const TextBuffer& buf, const SampleFormatOptions& opts = {});
+Expected<BenchResults> parse_sample_csv(const TextBuffer& buf,
+                                        const SampleFormatOptions& opts = {});
 
 /// Accepts one JSON array of point objects, an object {"results": [...]}, a
 /// single point object, or JSON lines (one point object per line). Same

@@ -27,13 +27,13 @@
 namespace ksnap::perf {
 
 enum class VerdictKind : uint8_t {
-  kLikelyReal,              ///< slower, and the IR of a kernel it ran changed
-  kLikelyNoise,             ///< slower, but the IR of every kernel it ran is unchanged
-  kSlowerIrUnknown,         ///< slower, point not attributed to any variant
-  kFaster,                  ///< faster (see `attribution.ir` for the IR side)
-  kIrChangedNoPerfChange,   ///< IR changed, no measurable change
-  kNoChange,                ///< no measurable change, IR unchanged or unknown
-  kInsufficientData,        ///< no test possible (see perf.note)
+  kLikelyReal,             ///< slower, and the IR of a kernel it ran changed
+  kLikelyNoise,            ///< slower, but the IR of every kernel it ran is unchanged
+  kSlowerIrUnknown,        ///< slower, point not attributed to any variant
+  kFaster,                 ///< faster (see `attribution.ir` for the IR side)
+  kIrChangedNoPerfChange,  ///< IR changed, no measurable change
+  kNoChange,               ///< no measurable change, IR unchanged or unknown
+  kInsufficientData,       ///< no test possible (see perf.note)
 };
 inline constexpr size_t kVerdictKindCount = 7;
 
