@@ -228,6 +228,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
     v.kernel = any.kernel;
     v.id = any.id();
     v.head_id = h ? h->id() : "";
+    v.signature = any.signature;
     v.constexprs = any.constexprs;
     v.options = any.options;
     v.pairing = p.kind;

@@ -86,6 +86,7 @@ std::string render_json(const diff::DiffResult& r, const RenderOptions&) {
     jv["kernel"] = v.kernel;
     jv["id"] = v.id;
     jv["head_id"] = v.head_id;
+    jv["signature"] = v.signature;
     jv["constexprs"] = object_of(v.constexprs);
     jv["options"] = object_of(v.options);
     jv["pairing"] = diff::pairing_name(v.pairing);

@@ -90,6 +90,9 @@ struct VariantDiff {
   std::string kernel;
   std::string id;       ///< BASE's identity when paired (kernel|constexprs|options).
   std::string head_id;  ///< HEAD's identity ("" when removed).
+  /// Argument specialization (Triton key's [...] list): tells apart variants
+  /// of one id compiled for different shape classes.
+  std::string signature;
   std::map<std::string, std::string> constexprs;  ///< Name -> JSON text.
   std::map<std::string, std::string> options;     ///< Explicit compile options, JSON text.
   Pairing pairing = Pairing::kExact;
