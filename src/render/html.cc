@@ -50,8 +50,7 @@ constexpr char kToolbar[] = R"(<div class="toolbar" id="toolbar">
 std::string render_html(const diff::DiffResult& r, const RenderOptions& o) {
   html::DataLimits limits;
   limits.max_lines_per_group = o.show_diffs ? limits.max_lines_per_group : 0;
-  std::string data = html::script_safe_json(
-      html::report_data(r, limits).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  std::string data = html::script_safe_json(html::report_data(r, limits));
   std::string base = html::escape_html(r.base_name), head = html::escape_html(r.head_name);
 
   std::string out;

@@ -8,18 +8,18 @@
 //    "classes":["","k","o",...],               // token class index -> CSS suffix
 //    "variants":[{"k":0,"l":"{BLOCK_M=128}","p":"exact","s":"ucc.",
 //                 "g":[-1,3,7,-1],"n":[[0,0],[4,2],[9,9],[0,0]],
-//                 "r":[["n_regs",207,210]]}, ...],
-//    "groups":[{"k":0,"s":1,"v":[4,5,6],"a":4,"r":2,"ops":[["ttg.local_load",2]],
-//               "res":[], "py":[85,86],
+//                 "r":[["n_regs",207,210]],"o":[["enable_fp_fusion","true","false"]]}, ...],
+//    "groups":[{"k":0,"s":1,"v":[4,5,6],"a":4,"r":2,"w":6,"ops":[["ttg.local_load",2]],
+//               "res":[["ptx.reg.b32",40,42]],"py":[85,86],"cut":0,
 //               "h":[["unit",bs,bc,hs,hc,[pyb],[pyh],
-//                     [[kind,text,base_line,head_line,py_line,[runs],[hl]], ...]]]}]}
+//                     [[kind,text,base_line,head_line,py_line,"runs",[hl]], ...]]]}]}
 //
-// Line kind: 0 context, 1 added, 2 removed. runs: html_tokens.h token_runs;
-// hl: word-level highlights as UTF-16 [begin, end, ...].
+// Line kind: 0 context, 1 added, 2 removed. "runs": html_tokens.h runs_text
+// (class letter + UTF-16 length per run); hl: word-level highlights as UTF-16
+// [begin, end, ...]. "g"/"n" only for changed variants; "cut" only when > 0.
 #pragma once
 
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -40,7 +40,10 @@ struct DataLimits {
   size_t max_lines_per_group = 20000;
 };
 
-/// The data island's value (see the file comment).
-nlohmann::json report_data(const diff::DiffResult& r, const DataLimits& limits = {});
+/// The data island's JSON text (see the file comment). Written directly, not
+/// through a JSON tree: 10,000 variants make ~600k lines. Invalid UTF-8 bytes
+/// are written as U+FFFD; the text is not yet safe inside <script> (see
+/// html_text.h script_safe_json).
+std::string report_data(const diff::DiffResult& r, const DataLimits& limits = {});
 
 }  // namespace ksnap::render::html

@@ -88,13 +88,34 @@ TokenClass token_class(ir::TokenKind kind, std::string_view text, bool first_wor
   return TokenClass::kPlain;
 }
 
+size_t utf8_sequence(std::string_view s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return 1;
+  size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
 uint32_t utf16_length(std::string_view s) {
   uint32_t n = 0;
-  for (unsigned char c : s) {
-    if ((c & 0xC0) != 0x80) ++n;  // a lead byte or ASCII starts a code point
-    if (c >= 0xF0) ++n;           // outside the BMP: a surrogate pair
+  for (size_t i = 0; i < s.size();) {
+    size_t len = utf8_sequence(s, i);
+    n += len == 4 ? 2 : 1;  // outside the BMP: a surrogate pair
+    i += len ? len : 1;
   }
   return n;
+}
+
+std::string runs_text(const std::vector<uint32_t>& runs) {
+  std::string out;
+  out.reserve(runs.size() * 2);
+  for (size_t i = 0; i + 1 < runs.size(); i += 2) {
+    out += runs[i + 1] ? kTokenClassNames[runs[i + 1]][0] : '_';
+    out += std::to_string(runs[i]);
+  }
+  return out;
 }
 
 std::vector<uint32_t> token_runs(const std::string& line, ir::Dialect dialect) {
@@ -109,8 +130,10 @@ std::vector<uint32_t> token_runs(const std::string& line, ir::Dialect dialect) {
     size_t start = static_cast<size_t>(t.text.data() - base);
     if (start > done) push_run(&runs, utf16_length({base + done, start - done}), TokenClass::kPlain);
     TokenClass c = token_class(t.kind, t.text, want_op);
-    // An instruction's op comes after its results (`%a, %b =`) or a PTX guard (`@%p1`).
-    if (t.kind != ir::TokenKind::kValueId && t.kind != ir::TokenKind::kPunct) want_op = false;
+    // An instruction's op comes after its results (`%a, %b =`, `%r:2 =`) or a PTX guard (`@%p1`).
+    if (t.kind != ir::TokenKind::kValueId && t.kind != ir::TokenKind::kPunct &&
+        t.kind != ir::TokenKind::kInteger)
+      want_op = false;
     push_run(&runs, utf16_length(t.text), c);
     done = start + t.text.size();
   }

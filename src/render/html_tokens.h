@@ -55,8 +55,17 @@ TokenClass token_class(ir::TokenKind kind, std::string_view text, bool first_wor
 /// classed kError (an unterminated `/*` comment: kComment) and lexing goes on.
 std::vector<uint32_t> token_runs(const std::string& line, ir::Dialect dialect);
 
-/// UTF-16 length of UTF-8 text (invalid bytes count one unit each).
+/// Byte length of the UTF-8 sequence starting at s[i] (1 to 4), or 0 when the
+/// bytes there are not valid UTF-8 (a stray or truncated byte).
+size_t utf8_sequence(std::string_view s, size_t i);
+
+/// UTF-16 length of UTF-8 text; an invalid byte counts one unit (it is shown
+/// as one U+FFFD, see html_data.cc).
 uint32_t utf16_length(std::string_view utf8);
+
+/// Runs as compact text for the data island: per run its class letter ('_'
+/// for plain) then its length in decimal: [2,v, 3,0, 7,o] -> "v2_3o7".
+std::string runs_text(const std::vector<uint32_t>& runs);
 
 /// DiffLine::highlights (byte offsets) as flat [begin, end, ...] UTF-16
 /// offsets; spans out of range or overlapping the previous one are dropped.
