@@ -20,9 +20,8 @@ int main(int argc, char** argv) {
   // Each family registers its subcommands; keep this list in ARCHITECTURE.md order.
   ksnap::cli::register_diff_commands(app, ctx);
   ksnap::cli::register_tune_commands(app, ctx);
-  ksnap::cli::register_tune_commands(app, ctx);
-  ksnap::cli::register_capture_commands(app, ctx);
   ksnap::cli::register_store_commands(app, ctx);
+  ksnap::cli::register_capture_commands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
