@@ -1,7 +1,10 @@
 #include "ksnap/perf/attribution.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
+
+#include "ksnap/perf/json.h"
 
 namespace ksnap::perf {
 namespace {
@@ -36,12 +39,35 @@ const std::string* param(const ParamList& params, const std::string& key) {
   return (it != params.end() && it->first == key) ? &it->second : nullptr;
 }
 
-bool params_subset(const ParamList& sub, const ParamList& of) {
-  for (const auto& [k, v] : sub) {
-    const std::string* have = param(of, k);
-    if (!have || *have != v) return false;
+std::string lower_text(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
-  return true;
+  return out;
+}
+
+bool same_value(const std::string& a, const std::string& b) {
+  return a == b || lower_text(a) == lower_text(b);
+}
+
+/// Scalar JSON value as label text ("" for arrays and objects: never equal).
+std::string json_label_text(const JsonValue& v) {
+  switch (v.kind) {
+    case JsonValue::Kind::kString:
+      return v.string;
+    case JsonValue::Kind::kBool:
+      return v.boolean ? "true" : "false";
+    case JsonValue::Kind::kNumber: {
+      char buf[40];
+      std::snprintf(buf, sizeof(buf), "%.17g", v.number);
+      return normalize_param_value(buf);
+    }
+    case JsonValue::Kind::kNull:
+      return "none";
+    default:
+      return "";
+  }
 }
 
 std::string_view strip_dot_slash(std::string_view s) {
@@ -115,11 +141,21 @@ Attributor::Attributor(std::span<const VariantInfo> variants) : variants_(varian
   for (const VariantInfo& v : variants) {
     Prepared p;
     for (const std::string& label : v.bench_points) {
-      auto parsed = parse_point_label(label);
-      if (parsed)
-        p.labels.push_back(std::move(*parsed));
-      else
-        p.raw_labels.push_back(label);
+      if (!label.empty() && label.front() == '{') {
+        auto doc = parse_json(TextBuffer("benchmark point", label));
+        if (doc && doc->is_object()) {
+          std::vector<std::pair<std::string, std::string>> raw;
+          for (const auto& [k, jv] : doc->members) raw.emplace_back(k, json_label_text(jv));
+          if (auto params = canonical_params(std::move(raw))) {
+            p.labels.push_back(Label{false, "", std::move(*params)});
+            continue;
+          }
+        }
+      } else if (auto parsed = parse_point_label(label)) {
+        p.labels.push_back(Label{true, std::move(parsed->first), std::move(parsed->second)});
+        continue;
+      }
+      p.raw_labels.push_back(label);
     }
     auto ce = canonical_params(v.constexprs);
     if (ce) p.constexprs = std::move(*ce);
@@ -138,9 +174,7 @@ Attribution Attributor::attribute(const BenchPointId& raw_point) const {
   for (size_t i = 0; i < variants_.size(); ++i) {
     const Prepared& p = prepared_[i];
     bool hit = std::find(p.raw_labels.begin(), p.raw_labels.end(), label) != p.raw_labels.end();
-    for (size_t k = 0; !hit && k < p.labels.size(); ++k) {
-      hit = p.labels[k].first == point.name && params_subset(p.labels[k].second, point.params);
-    }
+    for (size_t k = 0; !hit && k < p.labels.size(); ++k) hit = label_matches(p.labels[k], point);
     if (hit) a.variants.push_back(i);
   }
   if (!a.variants.empty()) {
@@ -201,6 +235,37 @@ Attribution Attributor::attribute(const BenchPointId& raw_point) const {
   a.rule = MatchRule::kScriptAndKernel;
   a.ir = combined_ir(variants_, a.variants);
   return a;
+}
+
+bool Attributor::label_matches(const Label& label, const BenchPointId& point) {
+  if (label.has_name) {
+    // ksnap labels: same benchmark, and every labelled param present and equal.
+    if (label.name != point.name) return false;
+    return std::all_of(label.params.begin(), label.params.end(), [&](const auto& kv) {
+      const std::string* have = param(point.params, kv.first);
+      return have && same_value(*have, kv.second);
+    });
+  }
+  // Plugin labels (no name): shared keys must agree; keys the point lacks
+  // are ignored, except that one of them has to name the point's line.
+  size_t shared = 0;
+  std::vector<const std::string*> extra;
+  for (const auto& [k, v] : label.params) {
+    const std::string* have = param(point.params, k);
+    if (!have) {
+      extra.push_back(&v);
+      continue;
+    }
+    if (!same_value(*have, v)) return false;
+    ++shared;
+  }
+  if (shared == 0) return false;
+  const std::string* line = param(point.params, "line");
+  if (line && !param(label.params, "line")) {
+    return std::any_of(extra.begin(), extra.end(),
+                       [&](const std::string* v) { return same_value(*v, *line); });
+  }
+  return true;
 }
 
 std::vector<Attribution> attribute_points(std::span<const BenchPointId> points,

@@ -144,3 +144,43 @@ TEST(Attribution, ManyPoints) {
 
 }  // namespace
 }  // namespace ksnap::perf
+
+namespace ksnap::perf {
+namespace {
+
+// The capture plugin's spelling: a JSON object of labels, line_arg = line value.
+TEST(Attribution, PluginJsonLabels) {
+  std::vector<VariantInfo> v = {{"t",
+                                 "matmul_kernel",
+                                 {},
+                                 "",
+                                 {"{\"K\": 512, \"M\": 512, \"N\": 512, \"provider\": \"triton\"}"},
+                                 IrStatus::kChanged},
+                                {"u",
+                                 "matmul_kernel",
+                                 {},
+                                 "",
+                                 {"{\"M\": 1024, \"test\": \"tests/x.py::t\"}"},
+                                 IrStatus::kUnchanged}};
+  Attributor at(v);
+  // perf_report point for the Triton line: provider=triton names line=Triton.
+  Attribution triton = at.attribute(point(
+      "matmul-performance-fp16", {{"K", "512"}, {"M", "512"}, {"N", "512"}, {"line", "Triton"}}));
+  EXPECT_EQ(triton.rule, MatchRule::kPointLabel);
+  EXPECT_EQ(triton.variants, (std::vector<size_t>{0}));
+  EXPECT_EQ(triton.ir, PointIr::kChanged);
+  // The cuBLAS line of the same x values did not launch the Triton variant.
+  Attribution cublas = at.attribute(point(
+      "matmul-performance-fp16", {{"K", "512"}, {"M", "512"}, {"N", "512"}, {"line", "cuBLAS"}}));
+  EXPECT_EQ(cublas.rule, MatchRule::kUnattributed);
+  // Per-sample point without a line: shared keys decide, unknown keys ignored.
+  Attribution m = at.attribute(point("mm", {{"M", "1024"}}));
+  EXPECT_EQ(m.variants, (std::vector<size_t>{1}));
+  // No shared key: no match.
+  EXPECT_EQ(at.attribute(point("mm", {{"Z", "1"}})).rule, MatchRule::kUnattributed);
+  // A shared key with another value: no match.
+  EXPECT_EQ(at.attribute(point("mm", {{"M", "2048"}})).rule, MatchRule::kUnattributed);
+}
+
+}  // namespace
+}  // namespace ksnap::perf

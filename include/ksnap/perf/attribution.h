@@ -21,10 +21,21 @@
 //                                                              (only kernel of that script)
 //   point layernorm[N=4096]  (no script)                     -> unattributed, IR unknown
 //
+// Recorded labels come in two spellings: ksnap's `name[k=v,...]`
+// (format_point_label), or the capture plugin's JSON object of labels,
+// `{"K": 512, "M": 512, "N": 512, "provider": "triton"}` (no benchmark name;
+// perf_report's line appears as line_arg = line *value*, where the CSV has
+// `line` = line *name*).
+//
 // Rules, first that yields variants wins:
-//  1. point label: a variant's recorded label has the point's benchmark name
-//     and each of its params equals the point's (a label may name a subset of
-//     the params, e.g. only the x values);
+//  1. point label: a ksnap label matches when it has the point's benchmark
+//     name and each of its params equals the point's (it may name a subset
+//     of them, e.g. only the x values). A plugin label (no name) matches when
+//     the keys it shares with the point — at least one — carry the same
+//     values (text compared case-insensitively), and, when the point has a
+//     `line` param the label lacks, one of the label's other values equals
+//     the line name case-insensitively (provider=triton ~ line=Triton).
+//     Other label keys the point lacks (test ids, autotune keys) are ignored;
 //  2. script + kernel: the point's script equals the variant's (or one path
 //     ends with "/" + the other), and the kernel matches — the point names it
 //     (`kernel`), or the kernel's name tokens without "kernel" (matmul_kernel
@@ -92,12 +103,19 @@ class Attributor {
   Attribution attribute(const BenchPointId& point) const;
 
  private:
+  struct Label {
+    bool has_name = false;
+    std::string name;
+    ParamList params;
+  };
   struct Prepared {
-    std::vector<std::pair<std::string, ParamList>> labels;
+    std::vector<Label> labels;
     std::vector<std::string> raw_labels;  ///< labels that do not parse: exact text match
     ParamList constexprs;
     std::vector<std::string> kernel_tokens;
   };
+  static bool label_matches(const Label& label, const BenchPointId& point);
+
   std::span<const VariantInfo> variants_;
   std::vector<Prepared> prepared_;
 };
