@@ -137,8 +137,11 @@ class Store {
   /// The variant records of a commit, in capture order, without texts.
   Expected<std::vector<StoredVariant>> variants(const std::string& sha);
   /// The commit as a Build (BuildKind::kMemory): stage texts in memory,
-  /// stage paths spelled `<sha12>:<path in capture>`. Errors: kNotFound,
-  /// kCorrupt (a blob fails to decompress).
+  /// stage paths spelled `<sha12>:<path in capture>`. A stage's text is the
+  /// first one recorded with its normalized form: it normalizes exactly like
+  /// the recorded file, but its cosmetics (SSA names, loc lines, paths) may be
+  /// those of an earlier commit. Errors: kNotFound, kCorrupt (a blob fails to
+  /// decompress).
   Expected<build::Build> load(const std::string& sha, const LoadOptions& o = {});
   /// The stored text of one blob.
   Expected<std::string> blob_text(const std::string& blob_id);
