@@ -61,6 +61,14 @@ size_t count(const std::string& hay, const std::string& needle) {
   return n;
 }
 
+/// Calls fn(line) for every embedded diff line of every group of the island.
+template <typename Fn>
+void for_each_line(const json& d, Fn fn) {
+  for (const auto& g : d["groups"])
+    for (const auto& h : g["h"])
+      for (const auto& l : h[7]) fn(l);
+}
+
 /// "v2_3o7" -> {(2, "v"), (3, ""), (7, "o")}; fails the test on a malformed string.
 std::vector<std::pair<size_t, std::string>> parse_runs(const std::string& s) {
   std::vector<std::pair<size_t, std::string>> out;
@@ -77,16 +85,15 @@ std::vector<std::pair<size_t, std::string>> parse_runs(const std::string& s) {
 
 /// The CSS class of `token` in line `text` of the island's groups (first match).
 std::string token_class_in_island(const json& d, const std::string& text, const std::string& token) {
-  for (const auto& g : d["groups"])
-    for (const auto& h : g["h"])
-      for (const auto& l : h[7]) {
-        if (l[1] != text) continue;
-        size_t at = text.find(token), pos = 0;
-        for (const auto& [len, cls] : parse_runs(l[5]))
-          if ((pos += len) - len == at && len == token.size()) return cls;
-        return "<no run>";
-      }
-  return "<no line>";
+  std::string found = "<no line>";
+  for_each_line(d, [&](const json& l) {
+    if (l[1] != text || found != "<no line>") return;
+    size_t at = text.find(token), pos = 0;
+    found = "<no run>";
+    for (const auto& [len, cls] : parse_runs(l[5]))
+      if ((pos += len) - len == at && len == token.size()) found = cls;
+  });
+  return found;
 }
 
 TEST(HtmlTest, OneFileWithoutExternalReferences) {
@@ -128,9 +135,7 @@ TEST(HtmlTest, IrTextIsEscaped) {
   // The island reads back to the exact IR text.
   json d = data_island(page);
   bool found = false;
-  for (const auto& g : d["groups"])
-    for (const auto& h : g["h"])
-      for (const auto& l : h[7]) found |= l[1] == kHostileLine;
+  for_each_line(d, [&](const json& l) { found |= l[1] == kHostileLine; });
   EXPECT_TRUE(found);
   EXPECT_EQ(d["head"], "head<&>");
 }
@@ -218,15 +223,13 @@ TEST(HtmlTest, CorpusReportMatchesJson) {
   EXPECT_EQ(d["variants"].size(), j["variants"].size());
   // Every embedded line of every group carries runs covering its text.
   size_t lines = 0;
-  for (const auto& g : d["groups"])
-    for (const auto& h : g["h"])
-      for (const auto& l : h[7]) {
-        size_t total = 0;
-        for (const auto& run : parse_runs(l[5])) total += run.first;
-        std::string text = l[1];
-        EXPECT_EQ(total, text.size()) << text;  // the corpus IR is ASCII
-        ++lines;
-      }
+  for_each_line(d, [&](const json& l) {
+    size_t total = 0;
+    for (const auto& run : parse_runs(l[5])) total += run.first;
+    std::string text = l[1];
+    EXPECT_EQ(total, text.size()) << text;  // the corpus IR is ASCII
+    ++lines;
+  });
   EXPECT_GT(lines, 100u);
 }
 
