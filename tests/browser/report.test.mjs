@@ -1,6 +1,7 @@
 // Browser test of ksnap's HTML report (run it through tests/browser/run.sh).
 //
-// For each report (shared corpus base..no_licm, examples/corpus when present):
+// For each report (shared corpus base..no_licm; the same with a variant only in
+// BASE and one only in HEAD; examples/corpus when present):
 // builds it with `ksnap diff --format html` and `--format json`, opens it in
 // headless Debian chromium (playwright-core), and checks: no network request
 // and no script error; the summary figures equal the JSON output; nothing of
@@ -153,6 +154,17 @@ async function testReport(ctx, name, html, j) {
   eq(await count(), P.lone.filter((v) => v.kernel === k0 && v.stages[g0.stage]?.status === 'added').length, 'added filter');
   await page.selectOption('#f-kernel', '-1');
   await page.selectOption('#f-stage', '-1');
+  for (const st of ['changed', 'added', 'removed']) {
+    await page.selectOption('#f-status', st);
+    const lone = P.lone.filter((v) => Object.values(v.stages).some((s) => s.status === st)).length;
+    eq(await count(), st === 'changed' ? j.groups.length : lone, `status filter ${st}`);
+    eq(await vcount(), j.variants.filter((v) => Object.values(v.stages).some((s) => s.status === st)).length,
+        `status filter ${st}: variants`);
+    if (st !== 'changed' && lone) {
+      await page.click('details.entry.lone > summary');
+      check((await page.textContent('details.entry.lone .meta')).includes(st), `${st} variant shows its stages`);
+    }
+  }
   await page.selectOption('#f-status', '');
   eq(await count(), j.groups.length + P.lone.length, 'filters cleared');
 
@@ -250,9 +262,24 @@ function ksnap(args) {
 }
 
 const {ctx, profile} = await openBrowser();
+const tmpDirs = [profile];
 try {
   const pairs = [];
   if (env.KSNAP_CORPUS_DIR) pairs.push(['corpus', path.join(env.KSNAP_CORPUS_DIR, 'base'), path.join(env.KSNAP_CORPUS_DIR, 'no_licm')]);
+  if (env.KSNAP_CORPUS_DIR) {
+    // Variants on one side only: BASE without its first variant, HEAD without its last
+    // (manifests cut down, the Triton cache folders linked).
+    const cut = (build, drop) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ksnap-${build}-`));
+      tmpDirs.push(dir);
+      const m = JSON.parse(fs.readFileSync(path.join(env.KSNAP_CORPUS_DIR, build, 'manifest.json'), 'utf8'));
+      m.entries.splice(drop === 'first' ? 0 : m.entries.length - 1, 1);
+      fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(m));
+      fs.symlinkSync(path.join(env.KSNAP_CORPUS_DIR, build, 'cache'), path.join(dir, 'cache'));
+      return dir;
+    };
+    pairs.push(['onesided', cut('base', 'first'), cut('no_licm', 'last')]);
+  }
   if (env.KSNAP_EXAMPLE_DIR) {
     const dirs = fs.readdirSync(env.KSNAP_EXAMPLE_DIR).filter((d) => fs.existsSync(path.join(env.KSNAP_EXAMPLE_DIR, d, 'manifest.json'))).sort();
     if (dirs.length >= 2) pairs.push(['example', path.join(env.KSNAP_EXAMPLE_DIR, dirs[0]), path.join(env.KSNAP_EXAMPLE_DIR, dirs[1])]);
@@ -270,7 +297,7 @@ try {
   }
 } finally {
   await ctx.close();
-  fs.rmSync(profile, {recursive: true, force: true});
+  for (const d of tmpDirs) fs.rmSync(d, {recursive: true, force: true});
 }
 console.log(`${checks - failures} of ${checks} checks passed; screenshots in ${OUT}`);
 process.exit(failures ? 1 : 0);
