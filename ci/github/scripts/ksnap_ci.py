@@ -1,0 +1,349 @@
+#!/usr/bin/python3
+"""The steps of the ksnap GitHub workflow (ci/github/workflows/ksnap-ir.yml).
+
+Python 3 standard library only. Every GitHub call goes through the `gh`
+program found on PATH (`gh api ...`, `gh run ...`), so the steps run offline
+under a fake `gh` in tests/workflow/.
+
+    ksnap_ci.py store-pull --backend branch|artifact|cache|none --store PATH
+    ksnap_ci.py store-push --backend branch --store PATH
+    ksnap_ci.py record     --store PATH --capture DIR --sha SHA
+    ksnap_ci.py report     --store PATH --capture DIR --head-sha SHA --base-ref REF
+                           --repo OWNER/NAME --pr N [--summary FILE] [--label ir-changed]
+
+Exit status: 0 when the step did its job, including "IR changed" and "no
+baseline yet"; 1 when the capture is missing or broken, or recording fails;
+2 for usage errors. GitHub API failures (a fork's read-only token, say) are
+printed as workflow warnings and do not fail the job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+from typing import Any
+
+MARKER = "<!-- ksnap-ir-report -->"
+COMMENT_LIMIT = 65000  # GitHub allows 65536 characters per comment
+
+
+# ----------------------------------------------------------------- helpers
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def warn(msg: str) -> None:
+    # A workflow command: shown as an annotation on the run.
+    print(f"::warning::{msg}", flush=True)
+
+
+def run(cmd: list[str], check: bool = False, **kw: Any) -> subprocess.CompletedProcess:
+    log("+ " + " ".join(cmd))
+    return subprocess.run(cmd, text=True, capture_output=True, check=check, **kw)
+
+
+def ksnap_bin(args: argparse.Namespace) -> str:
+    return args.ksnap or os.environ.get("KSNAP_BIN") or "ksnap"
+
+
+def parse_json_stream(text: str) -> list[Any]:
+    """`gh api --paginate` prints one JSON array per page; returns their items."""
+    items: list[Any] = []
+    dec = json.JSONDecoder()
+    pos = 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            return items
+        value, pos = dec.raw_decode(text, pos)
+        items.extend(value if isinstance(value, list) else [value])
+
+
+class GitHub:
+    """The few REST calls the report needs, through `gh api`."""
+
+    def __init__(self, repo: str, gh: str = "gh") -> None:
+        self.repo = repo
+        self.gh = gh
+
+    def api(self, method: str, path: str, body: Any = None, paginate: bool = False) -> str:
+        cmd = [self.gh, "api", "--method", method, path]
+        if paginate:
+            cmd.append("--paginate")
+        tmp = None
+        try:
+            if body is not None:
+                tmp = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+                json.dump(body, tmp)
+                tmp.close()
+                cmd += ["--input", tmp.name]
+            r = run(cmd)
+        finally:
+            if tmp is not None:
+                os.unlink(tmp.name)
+        if r.returncode != 0:
+            raise RuntimeError(f"gh api {method} {path} failed: {r.stderr.strip() or r.stdout.strip()}")
+        return r.stdout
+
+    def find_comment(self, pr: int) -> dict | None:
+        out = self.api("GET", f"repos/{self.repo}/issues/{pr}/comments?per_page=100", paginate=True)
+        for c in parse_json_stream(out):
+            if isinstance(c, dict) and MARKER in (c.get("body") or ""):
+                return c
+        return None
+
+    def upsert_comment(self, pr: int, body: str) -> str:
+        """Updates the comment carrying MARKER, or creates it. Returns 'updated'/'created'."""
+        existing = self.find_comment(pr)
+        if existing is not None:
+            self.api("PATCH", f"repos/{self.repo}/issues/comments/{existing['id']}", {"body": body})
+            return "updated"
+        self.api("POST", f"repos/{self.repo}/issues/{pr}/comments", {"body": body})
+        return "created"
+
+    def labels(self, pr: int) -> list[str]:
+        out = self.api("GET", f"repos/{self.repo}/issues/{pr}/labels?per_page=100", paginate=True)
+        return [l.get("name", "") for l in parse_json_stream(out) if isinstance(l, dict)]
+
+    def set_label(self, pr: int, label: str, present: bool) -> str:
+        """Adds or removes `label`; returns 'added', 'removed' or 'unchanged'."""
+        have = label in self.labels(pr)
+        if present and not have:
+            self.api("POST", f"repos/{self.repo}/issues/{pr}/labels", {"labels": [label]})
+            return "added"
+        if not present and have:
+            quoted = urllib.parse.quote(label, safe="")
+            self.api("DELETE", f"repos/{self.repo}/issues/{pr}/labels/{quoted}")
+            return "removed"
+        return "unchanged"
+
+
+def set_output(name: str, value: str) -> None:
+    path = os.environ.get("GITHUB_OUTPUT")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{name}={value}\n")
+
+
+# ----------------------------------------------------------------- store
+
+def store_pull(args: argparse.Namespace) -> int:
+    os.makedirs(os.path.dirname(os.path.abspath(args.store)), exist_ok=True)
+    if args.backend in ("none", "cache"):
+        # cache: actions/cache restored it before this step; nothing to do.
+        log(f"store backend {args.backend}: " +
+            ("found " if os.path.exists(args.store) else "no ") + args.store)
+        return 0
+    if args.backend == "branch":
+        r = run(["git", "fetch", "--depth=1", args.remote, f"+refs/heads/{args.branch}:refs/ksnap/store"])
+        if r.returncode != 0:
+            log(f"no store branch {args.branch} yet: starting empty")
+            return 0
+        blob = subprocess.run(["git", "show", f"refs/ksnap/store:{args.file}"], capture_output=True)
+        if blob.returncode != 0:
+            warn(f"branch {args.branch} has no {args.file}: starting empty")
+            return 0
+        with open(args.store, "wb") as f:
+            f.write(blob.stdout)
+        log(f"store: {len(blob.stdout)} bytes from branch {args.branch}")
+        return 0
+    if args.backend == "artifact":
+        gh = args.gh
+        r = run([gh, "run", "list", "--workflow", args.workflow, "--branch", args.main_branch,
+                 "--status", "success", "--limit", "20", "--json", "databaseId"])
+        if r.returncode != 0:
+            warn(f"cannot list workflow runs: {r.stderr.strip()}")
+            return 0
+        runs = [x["databaseId"] for x in json.loads(r.stdout or "[]")]
+        for run_id in runs:
+            tmp = tempfile.mkdtemp()
+            d = run([gh, "run", "download", str(run_id), "--name", args.artifact, "--dir", tmp])
+            src = os.path.join(tmp, os.path.basename(args.store))
+            if d.returncode == 0 and os.path.exists(src):
+                shutil.move(src, args.store)
+                shutil.rmtree(tmp, ignore_errors=True)
+                log(f"store: artifact {args.artifact} of run {run_id}")
+                return 0
+            shutil.rmtree(tmp, ignore_errors=True)
+        log("no store artifact found: starting empty")
+        return 0
+    log(f"unknown backend {args.backend}")
+    return 2
+
+
+def store_push(args: argparse.Namespace) -> int:
+    if args.backend != "branch":
+        log(f"store backend {args.backend}: the workflow saves it (actions/cache or upload-artifact)")
+        return 0
+    if not os.path.exists(args.store):
+        log(f"no store at {args.store}")
+        return 1
+    # Plumbing only: no checkout of the branch, the work tree is untouched.
+    # One orphan commit, force-pushed: the branch never accumulates old copies.
+    blob = run(["git", "hash-object", "-w", args.store], check=True).stdout.strip()
+    tree = subprocess.run(["git", "mktree"], input=f"100644 blob {blob}\t{args.file}\n",
+                          text=True, capture_output=True, check=True).stdout.strip()
+    env = dict(os.environ)
+    env.setdefault("GIT_AUTHOR_NAME", "ksnap")
+    env.setdefault("GIT_AUTHOR_EMAIL", "ksnap@users.noreply.github.com")
+    env.setdefault("GIT_COMMITTER_NAME", env["GIT_AUTHOR_NAME"])
+    env.setdefault("GIT_COMMITTER_EMAIL", env["GIT_AUTHOR_EMAIL"])
+    commit = run(["git", "commit-tree", tree, "-m", "ksnap history store"], check=True,
+                 env=env).stdout.strip()
+    r = run(["git", "push", "--force", args.remote, f"{commit}:refs/heads/{args.branch}"])
+    if r.returncode != 0:
+        log(r.stderr)
+        return 1
+    return 0
+
+
+# ----------------------------------------------------------------- record
+
+def check_capture(capture: str) -> str | None:
+    """Why the capture is unusable, or None."""
+    if not os.path.isdir(capture):
+        return f"capture folder {capture} does not exist: the capture step broke"
+    if not os.path.exists(os.path.join(capture, "manifest.json")):
+        return f"{capture}/manifest.json is missing: the capture step broke"
+    return None
+
+
+def record(args: argparse.Namespace) -> int:
+    why = check_capture(args.capture)
+    if why:
+        print(f"::error::{why}", flush=True)
+        return 1
+    r = run([ksnap_bin(args), "record", "--store", args.store, "--commit", args.sha, args.capture])
+    sys.stdout.write(r.stdout)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0:
+        print(f"::error::ksnap record failed: {r.stderr.strip()}", flush=True)
+        return 1
+    return 0
+
+
+# ----------------------------------------------------------------- report
+
+def find_baseline(args: argparse.Namespace) -> tuple[dict | None, str]:
+    """(baseline JSON, message). None when there is no store or no recorded ancestor."""
+    if not os.path.exists(args.store):
+        return None, "No history store yet: the first push to the main branch records one."
+    cmd = [ksnap_bin(args), "baseline", "--store", args.store, "--for", args.head_sha, "--format", "json"]
+    if args.base_ref:
+        cmd += ["--base-ref", args.base_ref]
+    r = run(cmd)
+    if r.returncode != 0:
+        return None, f"No baseline: {r.stderr.strip().removeprefix('ksnap: ')}"
+    return json.loads(r.stdout), ""
+
+
+def build_report(args: argparse.Namespace) -> tuple[str, bool | None]:
+    """(Markdown body, changed?); changed is None when nothing could be compared."""
+    base, why = find_baseline(args)
+    head = f"`{args.head_sha[:12]}`"
+    if base is None:
+        return f"{MARKER}\n## ksnap IR report for {head}\n\n{why}\n", None
+    md_path = os.path.join(tempfile.mkdtemp(), "report.md")
+    r = run([ksnap_bin(args), "diff", "--store", args.store, base["baseline"], args.capture,
+             "--format", "markdown", "--max-bytes", str(args.max_bytes), "--exit-code",
+             "--output", md_path])
+    desc = base["description"]
+    if r.returncode not in (0, 1):
+        err = r.stderr.strip().removeprefix("ksnap: ")
+        warn(f"ksnap diff failed: {err}")
+        return (f"{MARKER}\n## ksnap IR report for {head}\n\n_{desc}._\n\n"
+                f"ksnap could not compare the builds:\n\n```\n{err}\n```\n"), None
+    with open(md_path, encoding="utf-8") as f:
+        diff_md = f.read()
+    changed = r.returncode == 1
+    verdict = "**IR changed.**" if changed else "No IR change."
+    body = f"{MARKER}\n{verdict} _{desc}._\n\n{diff_md}"
+    if len(body) > COMMENT_LIMIT:
+        body = body[:COMMENT_LIMIT - 200] + "\n\n… report cut to fit a GitHub comment; the job summary has it all.\n"
+    return body, changed
+
+
+def report(args: argparse.Namespace) -> int:
+    why = check_capture(args.capture)
+    if why:
+        print(f"::error::{why}", flush=True)
+        return 1
+    body, changed = build_report(args)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(body)
+    summary = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as f:
+            f.write(body + "\n")
+    set_output("changed", "unknown" if changed is None else str(changed).lower())
+    if args.repo and args.pr:
+        gh = GitHub(args.repo, args.gh)
+        try:
+            print(f"comment: {gh.upsert_comment(args.pr, body)}")
+        except (RuntimeError, OSError, ValueError) as e:
+            warn(f"could not post the PR comment: {e}")
+        if changed is not None and args.label:
+            try:
+                print(f"label {args.label}: {gh.set_label(args.pr, args.label, changed)}")
+            except (RuntimeError, OSError, ValueError) as e:
+                warn(f"could not set the label {args.label}: {e}")
+    print("IR changed" if changed else "no IR change" if changed is False else "not compared")
+    return 0
+
+
+# ----------------------------------------------------------------- main
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ksnap_ci.py", description=__doc__.split("\n")[0])
+    p.add_argument("--ksnap", help="ksnap binary (default $KSNAP_BIN or ksnap on PATH)")
+    p.add_argument("--gh", default=os.environ.get("KSNAP_GH", "gh"), help="gh binary")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    def store_args(c: argparse.ArgumentParser) -> None:
+        c.add_argument("--store", default=os.environ.get("KSNAP_STORE", ".ksnap/history.db"))
+
+    for name in ("store-pull", "store-push"):
+        c = sub.add_parser(name)
+        store_args(c)
+        c.add_argument("--backend", choices=["branch", "artifact", "cache", "none"], required=True)
+        c.add_argument("--branch", default="ksnap-history", help="branch backend: branch name")
+        c.add_argument("--remote", default="origin")
+        c.add_argument("--file", default="history.db", help="branch backend: file in the branch")
+        c.add_argument("--workflow", default="ksnap-ir.yml", help="artifact backend: workflow file")
+        c.add_argument("--artifact", default="ksnap-history", help="artifact backend: name")
+        c.add_argument("--main-branch", default="main")
+    c = sub.add_parser("record")
+    store_args(c)
+    c.add_argument("--capture", required=True)
+    c.add_argument("--sha", required=True)
+    c = sub.add_parser("report")
+    store_args(c)
+    c.add_argument("--capture", required=True)
+    c.add_argument("--head-sha", required=True)
+    c.add_argument("--base-ref", default="", help="e.g. origin/main: baseline = its merge-base")
+    c.add_argument("--repo", default=os.environ.get("GITHUB_REPOSITORY", ""), help="OWNER/NAME")
+    c.add_argument("--pr", type=int, default=0)
+    c.add_argument("--label", default="ir-changed", help="label for PRs that change IR ('' = none)")
+    c.add_argument("--summary", help="append the report here (default $GITHUB_STEP_SUMMARY)")
+    c.add_argument("--output", help="also write the comment body here")
+    c.add_argument("--max-bytes", type=int, default=60000)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    fn = {"store-pull": store_pull, "store-push": store_push, "record": record, "report": report}
+    return fn[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
