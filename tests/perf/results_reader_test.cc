@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <random>
 
 namespace ksnap::perf {
 namespace {
@@ -89,6 +90,65 @@ TEST(ReadResults, ForcedFormat) {
   auto r = parse_bench_results(TextBuffer("x.csv", "M,N\n1,2\n"), o);
   ASSERT_FALSE(r);  // no name column: the forced format is honoured, not re-detected
   EXPECT_NE(r.status().message().find("no 'name' column"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ksnap::perf
+
+namespace ksnap::perf {
+namespace {
+
+// Seeded junk: byte flips, truncations and insertions of structural
+// characters into valid files of every format. Each parse must return a
+// value or an error that names the file; it must never crash (run under
+// -DKSNAP_SANITIZE=ON to also catch memory errors).
+TEST(ReadResults, JunkNeverCrashes) {
+  const std::vector<std::string> seeds = {
+      "M,N,K,cuBLAS (TFLOPS),Triton (TFLOPS)\n256.000000,256.000000,256.000000,5.5,5.7\n",
+      "name,params,samples,unit\nmatmul,M=512;N=512,31.1 30.9;31.0,us\n\"q,\"\"x\",,1,ms\n",
+      "{\"name\": \"mm\", \"params\": {\"M\": 512}, \"samples\": [1.5, 2, 3e1]}\n"
+      "{\"name\": \"sm\", \"params\": \"N=4096\", \"mean\": 9.7, \"std\": 0.4, \"n\": 800}\n",
+      "{\"results\": [{\"name\": \"a\\u00e9\", \"samples\": \"1 2 3\"}]}"};
+  const char kJunk[] = {',', '"', '\n', '{', '}', '[', ']', ':',
+                        ';', '=', '\\', '-', 'e', '.', '#', ' '};
+  std::mt19937_64 rng(12345);
+  int parsed = 0, rejected = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string text = seeds[iter % seeds.size()];
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      const size_t at = rng() % text.size();
+      switch (rng() % 4) {
+        case 0:
+          text[at] = kJunk[rng() % sizeof(kJunk)];
+          break;
+        case 1:
+          text.insert(at, 1, kJunk[rng() % sizeof(kJunk)]);
+          break;
+        case 2:
+          text.resize(at);
+          break;
+        default:
+          text[at] = static_cast<char>(1 + rng() % 255);
+          break;
+      }
+    }
+    for (ResultsFormat f : {ResultsFormat::kAuto, ResultsFormat::kPerfReportCsv,
+                            ResultsFormat::kSampleCsv, ResultsFormat::kSampleJson}) {
+      ReadResultsOptions o;
+      o.format = f;
+      auto r = parse_bench_results(TextBuffer("junk.txt", text), o);
+      if (r) {
+        ++parsed;
+        for (const BenchPoint& p : r->points) EXPECT_TRUE(!p.samples.empty() || p.summary);
+      } else {
+        ++rejected;
+        EXPECT_EQ(r.status().location().file, "junk.txt") << r.status().to_string();
+      }
+    }
+  }
+  EXPECT_GT(parsed, 0);
+  EXPECT_GT(rejected, 0);
 }
 
 }  // namespace
