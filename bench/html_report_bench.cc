@@ -87,12 +87,18 @@ int main(int argc, char** argv) {
   bool skip_json = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--corpus") corpus = argv[i + 1];
-    else if (a == "--variants") variants = std::strtoul(argv[i + 1], nullptr, 10);
-    else if (a == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
-    else if (a == "--out") out_html = argv[i + 1];
-    else if (a == "--json") out_json = argv[i + 1];
-    else if (a == "--skip-json") skip_json = std::string(argv[i + 1]) == "1";
+    if (a == "--corpus")
+      corpus = argv[i + 1];
+    else if (a == "--variants")
+      variants = std::strtoul(argv[i + 1], nullptr, 10);
+    else if (a == "--runs")
+      runs = std::max(1, std::atoi(argv[i + 1]));
+    else if (a == "--out")
+      out_html = argv[i + 1];
+    else if (a == "--json")
+      out_json = argv[i + 1];
+    else if (a == "--skip-json")
+      skip_json = std::string(argv[i + 1]) == "1";
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -134,8 +140,9 @@ int main(int argc, char** argv) {
   if (json_ms.empty()) json_ms.push_back(0);
   std::printf("render_html: median %.1f ms (min %.1f, %d runs), %.2f MB\n",
               html_ms[html_ms.size() / 2], html_ms.front(), runs, html.size() / 1e6);
-  if (!skip_json) std::printf("render_json: median %.1f ms (min %.1f, %d runs), %.2f MB\n",
-              json_ms[json_ms.size() / 2], json_ms.front(), runs, json.size() / 1e6);
+  if (!skip_json)
+    std::printf("render_json: median %.1f ms (min %.1f, %d runs), %.2f MB\n",
+                json_ms[json_ms.size() / 2], json_ms.front(), runs, json.size() / 1e6);
   if (!write_if_asked(out_html, html) || !write_if_asked(out_json, json)) return 1;
   return 0;
 }

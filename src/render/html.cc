@@ -57,8 +57,9 @@ std::string render_html(const diff::DiffResult& r, const RenderOptions& o) {
   out.reserve(data.size() + sizeof kCss + sizeof kScript + 64 * 1024);
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n";
+  out +=
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n";
   out += "<meta name=\"generator\" content=\"ksnap\">\n";
   out += "<title>ksnap diff " + base + " → " + head + "</title>\n<style>";
   out += kCss;
@@ -67,12 +68,15 @@ std::string render_html(const diff::DiffResult& r, const RenderOptions& o) {
   out += html::summary_html(r);
   out += "\n<section id=\"changes-section\"><h2>Changes</h2>\n";
   out += kToolbar;
-  out += "\n<div id=\"changes\"></div><p id=\"changes-empty\" class=\"dim\" hidden>No change "
-         "matches the filters.</p></section>\n";
-  out += "<section id=\"variants-section\"><h2>Variants</h2><table id=\"variants\"><thead "
-         "id=\"variants-head\"></thead><tbody id=\"variant-rows\"></tbody></table></section>\n";
-  out += "<noscript><p>The change groups and the variant table need JavaScript; the summary "
-         "above is complete without it.</p></noscript>\n</main>\n";
+  out +=
+      "\n<div id=\"changes\"></div><p id=\"changes-empty\" class=\"dim\" hidden>No change "
+      "matches the filters.</p></section>\n";
+  out +=
+      "<section id=\"variants-section\"><h2>Variants</h2><table id=\"variants\"><thead "
+      "id=\"variants-head\"></thead><tbody id=\"variant-rows\"></tbody></table></section>\n";
+  out +=
+      "<noscript><p>The change groups and the variant table need JavaScript; the summary "
+      "above is complete without it.</p></noscript>\n</main>\n";
   out += "<script type=\"application/json\" id=\"ksnap-data\">";
   out += data;
   out += "</script>\n<script>";

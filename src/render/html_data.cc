@@ -48,15 +48,21 @@ class JsonOut {
       unsigned char c = static_cast<unsigned char>(s[i]);
       if (c >= 0x80) {
         size_t n = utf8_sequence(s, i);
-        if (n) text.append(s, i, n);
-        else text += "\\ufffd";
+        if (n)
+          text.append(s, i, n);
+        else
+          text += "\\ufffd";
         i += n ? n : 1;
         continue;
       }
-      if (c == '"') text += "\\\"";
-      else if (c == '\\') text += "\\\\";
-      else if (c == '\n') text += "\\n";
-      else if (c == '\t') text += "\\t";
+      if (c == '"')
+        text += "\\\"";
+      else if (c == '\\')
+        text += "\\\\";
+      else if (c == '\n')
+        text += "\\n";
+      else if (c == '\t')
+        text += "\\t";
       else if (c < 0x20 || c == 0x7F) {
         text += "\\u00";
         text += kHex[c >> 4];
@@ -99,19 +105,26 @@ class JsonOut {
 
 int line_kind(diff::LineKind k) {
   switch (k) {
-    case diff::LineKind::kContext: return 0;
-    case diff::LineKind::kAdded: return 1;
-    case diff::LineKind::kRemoved: return 2;
+    case diff::LineKind::kContext:
+      return 0;
+    case diff::LineKind::kAdded:
+      return 1;
+    case diff::LineKind::kRemoved:
+      return 2;
   }
   return 0;
 }
 
 char status_char(diff::ChangeStatus s) {
   switch (s) {
-    case diff::ChangeStatus::kUnchanged: return 'u';
-    case diff::ChangeStatus::kChanged: return 'c';
-    case diff::ChangeStatus::kAdded: return 'a';
-    case diff::ChangeStatus::kRemoved: return 'r';
+    case diff::ChangeStatus::kUnchanged:
+      return 'u';
+    case diff::ChangeStatus::kChanged:
+      return 'c';
+    case diff::ChangeStatus::kAdded:
+      return 'a';
+    case diff::ChangeStatus::kRemoved:
+      return 'r';
   }
   return '.';
 }
@@ -157,8 +170,14 @@ void group_json(JsonOut* o, const diff::DiffResult& r, const diff::ChangeGroup& 
   o->raw("{").key("k", true).num(static_cast<int64_t>(kernel_index.at(g.kernel)));
   o->key("s").num(std::find(stages.begin(), stages.end(), g.stage) - stages.begin());
   o->key("v").nums(g.variants);
-  o->key("a").num(g.lines_added).key("r").num(g.lines_removed).key("w").num(static_cast<int64_t>(g.weight));
-  const diff::StageDiff* s = g.variants.empty() ? nullptr : r.variants[g.variants[0]].stage(g.stage);
+  o->key("a")
+      .num(g.lines_added)
+      .key("r")
+      .num(g.lines_removed)
+      .key("w")
+      .num(static_cast<int64_t>(g.weight));
+  const diff::StageDiff* s =
+      g.variants.empty() ? nullptr : r.variants[g.variants[0]].stage(g.stage);
   o->key("ops").raw("[");
   std::set<int32_t> py;
   if (s) {
@@ -174,8 +193,10 @@ void group_json(JsonOut* o, const diff::DiffResult& r, const diff::ChangeGroup& 
     py.insert(pb.begin(), pb.end());
   }
   o->raw("]").key("res");
-  if (s) figure_rows(o, s->resources, true);
-  else o->raw("[]");
+  if (s)
+    figure_rows(o, s->resources, true);
+  else
+    o->raw("[]");
   o->key("py").nums(std::vector<int32_t>(py.begin(), py.end()));
   o->key("h").raw("[");
   size_t cut = 0;
@@ -257,7 +278,8 @@ std::string report_data(const diff::DiffResult& r, const DataLimits& limits) {
   o.raw("{").key("schema", true).str("ksnap-html-data").key("version").num(1);
   o.key("base").str(r.base_name).key("head").str(r.head_name);
   o.key("stages").strs(stages).key("kernels").strs(kernels);
-  o.key("classes").strs(std::vector<std::string>(kTokenClassNames, kTokenClassNames + kTokenClassCount));
+  o.key("classes").strs(
+      std::vector<std::string>(kTokenClassNames, kTokenClassNames + kTokenClassCount));
   o.key("variants").raw("[");
   for (size_t i = 0; i < r.variants.size(); ++i) {
     if (i) o.raw(",");

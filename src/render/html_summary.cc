@@ -96,7 +96,8 @@ std::string kernel_svg(const KernelStats& k, const std::vector<std::string>& sta
     for (int c = 0; c < 4; ++c) {
       size_t n = k.counts[i][c];
       if (n == 0) continue;
-      double w = static_cast<double>(kBar) * static_cast<double>(n) / static_cast<double>(k.variants);
+      double w =
+          static_cast<double>(kBar) * static_cast<double>(n) / static_cast<double>(k.variants);
       char buf[64];
       std::snprintf(buf, sizeof buf, "x=\"%.1f\" width=\"%.1f\"", x, w);
       out += std::string("<rect class=\"s-") + kStatusChars[c] + "\" " + buf + " y=\"" +
@@ -140,7 +141,8 @@ std::string stage_table_html(const diff::DiffResult& r) {
            stage + "\">" + stage + "</button></th>";
     for (int c = 0; c < 4; ++c) {
       tot[c] += v[c];
-      std::string cls = std::string("num") + (c > 0 && v[c] ? std::string(" st-") + kStatusChars[c] : "");
+      std::string cls =
+          std::string("num") + (c > 0 && v[c] ? std::string(" st-") + kStatusChars[c] : "");
       out += td(num(v[c]), "class=\"" + cls + "\" data-stage=\"" + stage + "\" data-status=\"" +
                                kStatusNames[c] + "\"");
     }
@@ -148,8 +150,9 @@ std::string stage_table_html(const diff::DiffResult& r) {
   }
   out += "</tbody><tfoot><tr><th>all</th>";
   for (int c = 0; c < 4; ++c)
-    out += td(num(static_cast<int64_t>(tot[c])),
-              std::string("class=\"num\" data-stage=\"all\" data-status=\"") + kStatusNames[c] + "\"");
+    out +=
+        td(num(static_cast<int64_t>(tot[c])),
+           std::string("class=\"num\" data-stage=\"all\" data-status=\"") + kStatusNames[c] + "\"");
   return out + "</tr></tfoot></table>";
 }
 
@@ -165,12 +168,13 @@ std::string kernel_charts_html(const diff::DiffResult& r, const SummaryLimits& l
     out += "<div class=\"kcard" + std::string(k.changed_stages ? " changed" : "") +
            "\" data-kernel=\"" + name + "\"><div class=\"khead\"><button class=\"link\" " +
            "data-filter-kernel=\"" + name + "\" title=\"Show only this kernel\">" + name +
-           "</button><span class=\"dim\">" + num(static_cast<int64_t>(k.changed_variants)) + " of " +
-           num(static_cast<int64_t>(k.variants)) + " variants changed</span></div>" +
+           "</button><span class=\"dim\">" + num(static_cast<int64_t>(k.changed_variants)) +
+           " of " + num(static_cast<int64_t>(k.variants)) + " variants changed</span></div>" +
            kernel_svg(k, stages) + "</div>";
   }
   return out + "</div>" +
-         more_note(ks.size(), shown, "kernels (fewest changes) not charted; pick one in the kernel filter.");
+         more_note(ks.size(), shown,
+                   "kernels (fewest changes) not charted; pick one in the kernel filter.");
 }
 
 std::string resource_rank_html(const diff::DiffResult& r, const SummaryLimits& limits) {
@@ -234,7 +238,8 @@ std::string op_rank_html(const diff::DiffResult& r, const SummaryLimits& limits)
   }
   if (rows.empty()) return "";
   std::stable_sort(rows.begin(), rows.end(), [&r](const Row& a, const Row& b) {
-    if (std::llabs(a.delta) != std::llabs(b.delta)) return std::llabs(a.delta) > std::llabs(b.delta);
+    if (std::llabs(a.delta) != std::llabs(b.delta))
+      return std::llabs(a.delta) > std::llabs(b.delta);
     return r.groups[a.group].variants.size() > r.groups[b.group].variants.size();
   });
   std::string out = "<table class=\"rank ops\" id=\"op-rank\">";
@@ -244,11 +249,12 @@ std::string op_rank_html(const diff::DiffResult& r, const SummaryLimits& limits)
     const Row& row = rows[i];
     const auto& g = r.groups[row.group];
     std::string gid = num(static_cast<int64_t>(row.group));
-    out += "<tr data-group=\"" + gid + "\">" + td(escape_html(g.kernel)) + td(escape_html(g.stage)) +
+    out += "<tr data-group=\"" + gid + "\">" + td(escape_html(g.kernel)) +
+           td(escape_html(g.stage)) +
            td("<button class=\"link code\" data-open-group=\"" + gid + "\">" + escape_html(row.op) +
               "</button>") +
-           delta_cell(row.delta) + td(num(static_cast<int64_t>(g.variants.size())), "class=\"num\"") +
-           "</tr>";
+           delta_cell(row.delta) +
+           td(num(static_cast<int64_t>(g.variants.size())), "class=\"num\"") + "</tr>";
   }
   return out + "</tbody></table>" +
          more_note(rows.size(), limits.max_rank_rows, "op-count changes (open the change groups).");
@@ -260,8 +266,8 @@ std::string summary_html(const diff::DiffResult& r, const SummaryLimits& limits)
                     escape_html(headline(r)) + "</p>";
   out += "<ul class=\"totals\" id=\"totals\">";
   auto item = [&out](const char* key, size_t v, const char* label) {
-    out += std::string("<li><b data-total=\"") + key + "\">" + std::to_string(v) + "</b> " +
-           label + "</li>";
+    out += std::string("<li><b data-total=\"") + key + "\">" + std::to_string(v) + "</b> " + label +
+           "</li>";
   };
   item("variants", t.variants, "variants");
   item("changed_variants", t.changed_variants, "changed");
@@ -289,7 +295,8 @@ std::string summary_html(const diff::DiffResult& r, const SummaryLimits& limits)
   }
   if (n_opts > limits.max_rank_rows)
     opts += "<li class=\"dim\">… " + std::to_string(n_opts - limits.max_rank_rows) + " more</li>";
-  if (!opts.empty()) out += "<div><h2>Option changes</h2><ul class=\"opts\">" + opts + "</ul></div>";
+  if (!opts.empty())
+    out += "<div><h2>Option changes</h2><ul class=\"opts\">" + opts + "</ul></div>";
   out += "</div>";
   out += "<h2>Per kernel</h2>" + kernel_charts_html(r, limits);
   std::string res = resource_rank_html(r, limits), ops = op_rank_html(r, limits);

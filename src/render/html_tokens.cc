@@ -21,17 +21,20 @@ bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0;
 /// i32, f16, bf16, si8, f8E4M3FN, 256xi32, 128x64xf16, tensor, ptr, ...
 bool is_type_word(std::string_view w) {
   static constexpr std::string_view kTypes[] = {
-      "tensor", "vector", "memref", "ptr",   "index",    "void",     "label",  "half",
-      "float",  "double", "token",  "none",  "metadata", "x86_fp80", "fp128",  "complex",
-      "tuple",  "tf32",   "bf16",   "opaque"};
+      "tensor", "vector",  "memref", "ptr",   "index", "void",     "label",
+      "half",   "float",   "double", "token", "none",  "metadata", "x86_fp80",
+      "fp128",  "complex", "tuple",  "tf32",  "bf16",  "opaque"};
   for (std::string_view t : kTypes)
     if (w == t) return true;
   if (w.empty()) return false;
   if (is_digit(w[0])) return w.find('x') != std::string_view::npos;  // MLIR shape prefix
   size_t p = 0;
-  if (w.size() > 2 && (w.substr(0, 2) == "si" || w.substr(0, 2) == "ui")) p = 2;
-  else if (w[0] == 'i' || w[0] == 'f' || w[0] == 'u' || w[0] == 's' || w[0] == 'b') p = 1;
-  else return false;
+  if (w.size() > 2 && (w.substr(0, 2) == "si" || w.substr(0, 2) == "ui"))
+    p = 2;
+  else if (w[0] == 'i' || w[0] == 'f' || w[0] == 'u' || w[0] == 's' || w[0] == 'b')
+    p = 1;
+  else
+    return false;
   if (p >= w.size() || !is_digit(w[p])) return false;
   for (size_t i = p; i < w.size(); ++i)
     if (!is_alnum(w[i])) return false;
@@ -40,8 +43,8 @@ bool is_type_word(std::string_view w) {
 
 /// Bare words that lead a line without being its op.
 bool is_never_op(std::string_view w) {
-  static constexpr std::string_view kWords[] = {"loc",    "attributes", "define", "declare",
-                                                "target", "source_filename"};
+  static constexpr std::string_view kWords[] = {"loc",     "attributes", "define",
+                                                "declare", "target",     "source_filename"};
   for (std::string_view k : kWords)
     if (w == k) return true;
   return false;
@@ -67,23 +70,34 @@ TokenClass token_class(ir::TokenKind kind, std::string_view text, bool first_wor
       if (is_type_word(text)) return TokenClass::kType;
       if (first_word && !is_never_op(text)) return TokenClass::kOp;
       return TokenClass::kKeyword;
-    case TokenKind::kValueId: return TokenClass::kValue;
-    case TokenKind::kBlockId: return TokenClass::kBlock;
-    case TokenKind::kSymbolRef: return TokenClass::kSymbol;
-    case TokenKind::kHashId: return TokenClass::kAlias;
-    case TokenKind::kBangId: return TokenClass::kBang;
+    case TokenKind::kValueId:
+      return TokenClass::kValue;
+    case TokenKind::kBlockId:
+      return TokenClass::kBlock;
+    case TokenKind::kSymbolRef:
+      return TokenClass::kSymbol;
+    case TokenKind::kHashId:
+      return TokenClass::kAlias;
+    case TokenKind::kBangId:
+      return TokenClass::kBang;
     case TokenKind::kDollarId:
-    case TokenKind::kLabelDef: return TokenClass::kLabel;
-    case TokenKind::kDirective: return TokenClass::kDirective;
+    case TokenKind::kLabelDef:
+      return TokenClass::kLabel;
+    case TokenKind::kDirective:
+      return TokenClass::kDirective;
     case TokenKind::kInteger:
-    case TokenKind::kFloat: return TokenClass::kNumber;
-    case TokenKind::kString: return TokenClass::kString;
-    case TokenKind::kComment: return TokenClass::kComment;
+    case TokenKind::kFloat:
+      return TokenClass::kNumber;
+    case TokenKind::kString:
+      return TokenClass::kString;
+    case TokenKind::kComment:
+      return TokenClass::kComment;
     case TokenKind::kError:
       return text.substr(0, 2) == "/*" ? TokenClass::kComment : TokenClass::kError;
     case TokenKind::kPunct:
     case TokenKind::kNewline:
-    case TokenKind::kEof: return TokenClass::kPlain;
+    case TokenKind::kEof:
+      return TokenClass::kPlain;
   }
   return TokenClass::kPlain;
 }
@@ -91,7 +105,10 @@ TokenClass token_class(ir::TokenKind kind, std::string_view text, bool first_wor
 size_t utf8_sequence(std::string_view s, size_t i) {
   unsigned char c = static_cast<unsigned char>(s[i]);
   if (c < 0x80) return 1;
-  size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+             : c >= 0xE0 && c <= 0xEF ? 3
+             : c >= 0xF0 && c <= 0xF4 ? 4
+                                      : 0;
   if (n == 0 || i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k)
     if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
@@ -128,7 +145,8 @@ std::vector<uint32_t> token_runs(const std::string& line, ir::Dialect dialect) {
     ir::Token t = lex.next();
     if (t.kind == ir::TokenKind::kEof) break;
     size_t start = static_cast<size_t>(t.text.data() - base);
-    if (start > done) push_run(&runs, utf16_length({base + done, start - done}), TokenClass::kPlain);
+    if (start > done)
+      push_run(&runs, utf16_length({base + done, start - done}), TokenClass::kPlain);
     TokenClass c = token_class(t.kind, t.text, want_op);
     // An instruction's op comes after its results (`%a, %b =`, `%r:2 =`) or a PTX guard (`@%p1`).
     if (t.kind != ir::TokenKind::kValueId && t.kind != ir::TokenKind::kPunct &&
@@ -148,7 +166,8 @@ std::vector<uint32_t> utf16_spans(const std::string& line, const std::vector<dif
   uint32_t prev_u16 = 0;  // UTF-16 offset of prev_end
   for (const diff::Span& s : spans) {
     if (s.begin < prev_end || s.end <= s.begin || s.end > line.size()) continue;
-    uint32_t b = prev_u16 + utf16_length(std::string_view(line).substr(prev_end, s.begin - prev_end));
+    uint32_t b =
+        prev_u16 + utf16_length(std::string_view(line).substr(prev_end, s.begin - prev_end));
     uint32_t e = b + utf16_length(std::string_view(line).substr(s.begin, s.end - s.begin));
     out.push_back(b);
     out.push_back(e);

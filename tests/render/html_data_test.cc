@@ -92,7 +92,8 @@ TEST(HtmlDataTest, GroupsVariantsAndLines) {
 
 TEST(HtmlDataTest, StringsAreValidJson) {
   diff::DiffResult r = fixture();
-  r.base_name = "q\"\\\n\x01\xff\xe2\x86\x92";  // quote, backslash, newline, control, bad byte, arrow
+  r.base_name =
+      "q\"\\\n\x01\xff\xe2\x86\x92";  // quote, backslash, newline, control, bad byte, arrow
   nlohmann::json d = nlohmann::json::parse(report_data(r));
   EXPECT_EQ(d["base"], "q\"\\\n\x01\xef\xbf\xbd\xe2\x86\x92");  // the bad byte is U+FFFD
 }

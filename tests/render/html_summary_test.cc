@@ -15,12 +15,13 @@ using testing::variant;
 
 diff::DiffResult fixture() {
   diff::DiffResult r;
-  diff::StageDiff c = changed_stage("ptx", {}, {"\tadd.s32 %r1, %r2, 1;"}, {"\tadd.s32 %r1, %r2, 2;"});
+  diff::StageDiff c =
+      changed_stage("ptx", {}, {"\tadd.s32 %r1, %r2, 1;"}, {"\tadd.s32 %r1, %r2, 2;"});
   c.op_deltas = {{"add.s32", 2}, {"mul.lo.s32", -7}};
   c.resources["ptx.reg.b32"] = {100, 110};  // +10%
   for (int i = 0; i < 4; ++i) {
-    diff::VariantDiff v =
-        variant("matmul", std::to_string(i), {unchanged_stage("ttgir"), i < 3 ? c : unchanged_stage("ptx")});
+    diff::VariantDiff v = variant("matmul", std::to_string(i),
+                                  {unchanged_stage("ttgir"), i < 3 ? c : unchanged_stage("ptx")});
     r.variants.push_back(v);
   }
   r.variants[0].resources["n_regs"] = {40, 80};      // +100%: ranks first
@@ -34,7 +35,8 @@ diff::DiffResult fixture() {
 std::vector<std::string> column(const std::string& html, const std::string& attr) {
   std::vector<std::string> out;
   std::regex re(attr + "=\"([^\"]*)\"");
-  for (auto it = std::sregex_iterator(html.begin(), html.end(), re); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), re); it != std::sregex_iterator();
+       ++it)
     out.push_back((*it)[1]);
   return out;
 }
@@ -64,8 +66,8 @@ TEST(HtmlSummaryTest, KernelChartsMostChangedFirst) {
 
 TEST(HtmlSummaryTest, ResourcesRankedByRelativeChange) {
   std::string t = resource_rank_html(fixture());
-  EXPECT_EQ(column(t, "data-figure"),
-            (std::vector<std::string>{"n_regs", "shared", "ptx.reg.b32", "ptx.reg.b32", "ptx.reg.b32"}));
+  EXPECT_EQ(column(t, "data-figure"), (std::vector<std::string>{"n_regs", "shared", "ptx.reg.b32",
+                                                                "ptx.reg.b32", "ptx.reg.b32"}));
   EXPECT_EQ(t.find("n_spills"), std::string::npos);
   SummaryLimits two;
   two.max_rank_rows = 2;

@@ -2,11 +2,11 @@
 // the summary figures, embeds lexer token classes for MLIR / LLVM IR / PTX,
 // and keeps IR text out of the initial DOM (the script renders it lazily).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
-#include <sys/stat.h>
 
 #include "html_fixture.h"
 #include "ksnap/diff/engine.h"
@@ -37,9 +37,9 @@ diff::DiffResult fixture() {
                      {kHostileLine}, {"  br label %10"}),
        changed_stage("ptx", {"\tmov.u32 \t%r1, %tid.x;"}, {"\tld.global.b32 %r2, [%rd1];"},
                      {"\t@%p1 bra $L__BB0_2;"})}));
-  r.variants.push_back(variant("matmul_kernel", "128",
-                               {unchanged_stage("ttgir"), unchanged_stage("llir"),
-                                unchanged_stage("ptx")}));
+  r.variants.push_back(
+      variant("matmul_kernel", "128",
+              {unchanged_stage("ttgir"), unchanged_stage("llir"), unchanged_stage("ptx")}));
   r.variants.push_back(variant("k<&>", "1", {unchanged_stage("ttgir")}));
   r.variants[0].resources["n_regs"] = {207, 232};
   testing::finish(&r);
@@ -74,7 +74,8 @@ std::vector<std::pair<size_t, std::string>> parse_runs(const std::string& s) {
   std::vector<std::pair<size_t, std::string>> out;
   std::regex run("([_a-z])([0-9]+)");
   size_t covered = 0;
-  for (auto it = std::sregex_iterator(s.begin(), s.end(), run); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), run); it != std::sregex_iterator();
+       ++it) {
     std::string c = (*it)[1];
     out.push_back({std::stoul((*it)[2]), c == "_" ? "" : c});
     covered += it->length();
@@ -84,7 +85,8 @@ std::vector<std::pair<size_t, std::string>> parse_runs(const std::string& s) {
 }
 
 /// The CSS class of `token` in line `text` of the island's groups (first match).
-std::string token_class_in_island(const json& d, const std::string& text, const std::string& token) {
+std::string token_class_in_island(const json& d, const std::string& text,
+                                  const std::string& token) {
   std::string found = "<no line>";
   for_each_line(d, [&](const json& l) {
     if (l[1] != text || found != "<no line>") return;
@@ -153,7 +155,8 @@ TEST(HtmlTest, SummaryFiguresAreShown) {
     }
   }
   Totals t = totals(r);
-  EXPECT_NE(page.find("data-total=\"variants\">" + std::to_string(t.variants) + "<"), std::string::npos);
+  EXPECT_NE(page.find("data-total=\"variants\">" + std::to_string(t.variants) + "<"),
+            std::string::npos);
   EXPECT_NE(page.find("data-total=\"changed_stages\">" + std::to_string(t.changed_stages) + "<"),
             std::string::npos);
   EXPECT_NE(page.find("data-total=\"groups\">" + std::to_string(r.groups.size()) + "<"),
@@ -212,8 +215,8 @@ TEST(HtmlTest, CorpusReportMatchesJson) {
   json d = data_island(page);
   for (const auto& s : j["summary"])
     for (const char* k : {"unchanged", "changed", "added", "removed"}) {
-      std::string cell = "data-stage=\"" + s["stage"].get<std::string>() + "\" data-status=\"" +
-                         k + "\">" + std::to_string(s[k].get<int>()) + "</td>";
+      std::string cell = "data-stage=\"" + s["stage"].get<std::string>() + "\" data-status=\"" + k +
+                         "\">" + std::to_string(s[k].get<int>()) + "</td>";
       EXPECT_NE(page.find(cell), std::string::npos) << cell;
     }
   EXPECT_NE(page.find("data-total=\"changed_stages\">" +
