@@ -145,94 +145,53 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
                             "overwrite it)",
                         {impl_->path, 0, 0});
     KSNAP_ASSIGN_OR_RETURN(Stmt d1, db.prepare("DELETE FROM commits WHERE sha=?"));
-    d1.bind(1, o.sha);
-    KSNAP_RETURN_IF_ERROR(d1.run());
+    KSNAP_RETURN_IF_ERROR(d1.run_with(o.sha));
     KSNAP_ASSIGN_OR_RETURN(Stmt d2, db.prepare("DELETE FROM parents WHERE sha=?"));
-    d2.bind(1, o.sha);
-    KSNAP_RETURN_IF_ERROR(d2.run());
+    KSNAP_RETURN_IF_ERROR(d2.run_with(o.sha));
     st.replaced = true;
   }
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare(
                                        "INSERT OR IGNORE INTO blobs(id, raw_hash, raw_size, data) "
                                        "VALUES(?, ?, ?, ?)"));
-    for (const auto& [id, nb] : new_blobs) {
-      q.reset();
-      q.bind(1, id);
-      q.bind(2, nb.raw_hash);
-      q.bind(3, nb.raw_size);
-      q.bind_blob(4, nb.data);
-      KSNAP_RETURN_IF_ERROR(q.run());
-    }
+    for (const auto& [id, nb] : new_blobs)
+      KSNAP_RETURN_IF_ERROR(q.run_with(id, nb.raw_hash, nb.raw_size, Blob{nb.data}));
   }
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT OR IGNORE INTO raw_index VALUES(?, ?)"));
-    for (const auto& [raw, id] : new_raw_index) {
-      q.reset();
-      q.bind(1, raw);
-      q.bind(2, id);
-      KSNAP_RETURN_IF_ERROR(q.run());
-    }
+    for (const auto& [raw, id] : new_raw_index) KSNAP_RETURN_IF_ERROR(q.run_with(raw, id));
   }
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT OR IGNORE INTO variants VALUES(?, ?, ?, ?)"));
     KSNAP_ASSIGN_OR_RETURN(Stmt vb,
                            db.prepare("INSERT OR IGNORE INTO variant_blobs VALUES(?, ?, ?)"));
     for (const auto& [rid, nv] : new_variants) {
-      q.reset();
-      q.bind(1, rid);
-      q.bind(2, nv.kernel);
-      q.bind(3, nv.size);
-      q.bind_blob(4, nv.data);
-      KSNAP_RETURN_IF_ERROR(q.run());
-      for (const StoredStage& s : nv.stages) {
-        vb.reset();
-        vb.bind(1, rid);
-        vb.bind(2, s.stage);
-        vb.bind(3, s.blob);
-        KSNAP_RETURN_IF_ERROR(vb.run());
-      }
+      KSNAP_RETURN_IF_ERROR(q.run_with(rid, nv.kernel, nv.size, Blob{nv.data}));
+      for (const StoredStage& s : nv.stages) KSNAP_RETURN_IF_ERROR(vb.run_with(rid, s.stage, s.blob));
     }
   }
   KSNAP_ASSIGN_OR_RETURN(bool have_tree, exists(db, "SELECT 1 FROM trees WHERE id=?", tree_id));
   if (!have_tree) {
     st.new_tree = true;
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT INTO trees VALUES(?, ?, ?, ?, ?)"));
-    q.bind(1, tree_id);
-    q.bind(2, b.name);
-    q.bind(3, b.triton_version);
-    q.bind(4, b.arch);
-    q.bind(5, static_cast<int64_t>(b.format_version));
-    KSNAP_RETURN_IF_ERROR(q.run());
+    KSNAP_RETURN_IF_ERROR(q.run_with(tree_id, b.name, b.triton_version, b.arch,
+                                     static_cast<int64_t>(b.format_version)));
     KSNAP_ASSIGN_OR_RETURN(Stmt tv, db.prepare("INSERT INTO tree_variants VALUES(?, ?, ?)"));
-    for (size_t i = 0; i < variant_ids.size(); ++i) {
-      tv.reset();
-      tv.bind(1, tree_id);
-      tv.bind(2, static_cast<int64_t>(i));
-      tv.bind(3, variant_ids[i]);
-      KSNAP_RETURN_IF_ERROR(tv.run());
-    }
+    for (size_t i = 0; i < variant_ids.size(); ++i)
+      KSNAP_RETURN_IF_ERROR(tv.run_with(tree_id, static_cast<int64_t>(i), variant_ids[i]));
   }
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare(
                                        "INSERT INTO commits(sha, tree, date, recorded_at, subject) "
                                        "VALUES(?, ?, ?, ?, ?)"));
-    q.bind(1, o.sha);
-    q.bind(2, tree_id);
-    q.bind(3, o.date);
-    q.bind(4, static_cast<int64_t>(std::time(nullptr)));
-    q.bind(5, o.subject);
-    KSNAP_RETURN_IF_ERROR(q.run());
+    KSNAP_RETURN_IF_ERROR(
+        q.run_with(o.sha, tree_id, o.date, static_cast<int64_t>(std::time(nullptr)), o.subject));
     KSNAP_ASSIGN_OR_RETURN(Stmt p, db.prepare("INSERT INTO parents VALUES(?, ?, ?)"));
     std::set<std::string> seen;
     int64_t idx = 0;
     for (const std::string& parent : o.parents) {
       if (parent.empty() || !seen.insert(parent).second) continue;
-      p.reset();
-      p.bind(1, o.sha);
-      p.bind(2, idx++);
-      p.bind(3, parent);
-      KSNAP_RETURN_IF_ERROR(p.run());
+      KSNAP_RETURN_IF_ERROR(p.run_with(o.sha, idx++, parent));
     }
   }
   KSNAP_RETURN_IF_ERROR(t.commit());

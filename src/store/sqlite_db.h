@@ -19,6 +19,11 @@ struct sqlite3_stmt;
 
 namespace ksnap::store {
 
+/// Marks bytes to bind as a BLOB (text binds as TEXT).
+struct Blob {
+  std::string_view bytes;
+};
+
 class Stmt {
  public:
   Stmt() = default;
@@ -33,6 +38,16 @@ class Stmt {
   void bind(int i, std::string_view text);
   void bind_blob(int i, std::string_view bytes);
   void bind(int i, int64_t v);
+  void bind(int i, Blob b) { bind_blob(i, b.bytes); }
+  /// reset(), binds `args` to parameters 1..N, and runs to completion:
+  ///   KSNAP_RETURN_IF_ERROR(insert.run_with(id, int64_t{3}, Blob{frame}));
+  template <typename... A>
+  Status run_with(const A&... args) {
+    reset();
+    int i = 0;
+    (bind(++i, args), ...);
+    return run();
+  }
   /// True when a row is available, false when done; an error otherwise.
   Expected<bool> step();
   /// Runs to completion (for statements without result rows).

@@ -283,15 +283,13 @@ Status Store::forget(const std::string& sha) {
   Db& db = impl_->db;
   KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, true));
   KSNAP_ASSIGN_OR_RETURN(Stmt del, db.prepare("DELETE FROM commits WHERE sha=?"));
-  del.bind(1, sha);
-  KSNAP_RETURN_IF_ERROR(del.run());
+  KSNAP_RETURN_IF_ERROR(del.run_with(sha));
   KSNAP_ASSIGN_OR_RETURN(int64_t n, db.query_int("SELECT changes()"));
   if (n == 0)
     return make_error(ErrorCode::kNotFound, "commit " + sha + " is not recorded",
                       {impl_->path, 0, 0});
   KSNAP_ASSIGN_OR_RETURN(Stmt dp, db.prepare("DELETE FROM parents WHERE sha=?"));
-  dp.bind(1, sha);
-  KSNAP_RETURN_IF_ERROR(dp.run());
+  KSNAP_RETURN_IF_ERROR(dp.run_with(sha));
   return t.commit();
 }
 

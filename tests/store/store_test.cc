@@ -25,7 +25,29 @@ RecordOptions commit(const std::string& sha, std::vector<std::string> parents = 
   return o;
 }
 
-TEST(StoreTest, OpenWithoutCreateIsNotFound) {
+/// A fresh store beside the corpus `base` build (skips without a corpus).
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (corpus_build("base").empty() || corpus_build("no_licm").empty() ||
+        corpus_build("noise").empty())
+      GTEST_SKIP() << "no corpus";
+    base_ = load("base");
+    auto s = Store::open(dir_.file("h.db"), true);
+    ASSERT_TRUE(s) << s.status().to_string();
+    store_ = std::make_unique<Store>(std::move(*s));
+  }
+  static build::Build load(const std::string& name) {
+    auto b = build::load_build(corpus_build(name));
+    EXPECT_TRUE(b) << b.status().to_string();
+    return b ? std::move(*b) : build::Build{};
+  }
+  ScratchDir dir_;
+  build::Build base_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST(StoreOpenTest, OpenWithoutCreateIsNotFound) {
   ScratchDir dir;
   auto s = Store::open(dir.file("none.db"));
   ASSERT_FALSE(s);
@@ -33,7 +55,7 @@ TEST(StoreTest, OpenWithoutCreateIsNotFound) {
   EXPECT_NE(s.status().to_string().find("none.db"), std::string::npos);
 }
 
-TEST(StoreTest, RefusesForeignSqliteFile) {
+TEST(StoreOpenTest, RefusesForeignSqliteFile) {
   ScratchDir dir;
   {
     auto s = Store::open(dir.file("x.db"), true);
@@ -46,36 +68,29 @@ TEST(StoreTest, RefusesForeignSqliteFile) {
   EXPECT_EQ(j.status().code(), ErrorCode::kCorrupt) << j.status().to_string();
 }
 
-TEST(StoreTest, CreatesParentFolder) {
+TEST(StoreOpenTest, CreatesParentFolder) {
   ScratchDir dir;
   auto s = Store::open(dir.file(".ksnap/sub/history.db"), true);
   ASSERT_TRUE(s) << s.status().to_string();
   EXPECT_TRUE(is_regular_file(dir.file(".ksnap/sub/history.db")));
 }
 
-TEST(StoreTest, RecordThenLoadGivesBackEveryStageText) {
-  std::string base = corpus_build("base");
-  if (base.empty()) GTEST_SKIP() << "no corpus";
-  ScratchDir dir;
-  auto b = build::load_build(base);
-  ASSERT_TRUE(b) << b.status().to_string();
-  auto s = Store::open(dir.file("h.db"), true);
-  ASSERT_TRUE(s) << s.status().to_string();
-  auto st = s->record(*b, commit(kSha1, {}, 1700000000));
+TEST_F(StoreTest, RecordThenLoadGivesBackEveryStageText) {
+  auto st = store_->record(base_, commit(kSha1, {}, 1700000000));
   ASSERT_TRUE(st) << st.status().to_string();
   EXPECT_FALSE(st->already_recorded);
-  EXPECT_EQ(st->variants, b->variants.size());
+  EXPECT_EQ(st->variants, base_.variants.size());
   EXPECT_GT(st->new_blobs, 0u);
   EXPECT_LT(st->new_blob_bytes, st->new_raw_bytes / 3) << "zstd should shrink IR text well";
 
-  auto back = s->load(kSha1);
+  auto back = store_->load(kSha1);
   ASSERT_TRUE(back) << back.status().to_string();
   EXPECT_EQ(back->kind, build::BuildKind::kMemory);
   EXPECT_EQ(back->name, kSha1.substr(0, 12));
-  EXPECT_EQ(back->triton_version, b->triton_version);
-  ASSERT_EQ(back->variants.size(), b->variants.size());
-  for (size_t i = 0; i < b->variants.size(); ++i) {
-    const build::Variant& want = b->variants[i];
+  EXPECT_EQ(back->triton_version, base_.triton_version);
+  ASSERT_EQ(back->variants.size(), base_.variants.size());
+  for (size_t i = 0; i < base_.variants.size(); ++i) {
+    const build::Variant& want = base_.variants[i];
     const build::Variant& got = back->variants[i];
     EXPECT_EQ(got.id(), want.id());
     EXPECT_EQ(got.key, want.key);
@@ -93,91 +108,63 @@ TEST(StoreTest, RecordThenLoadGivesBackEveryStageText) {
   }
 }
 
-TEST(StoreTest, RecordingTheSameCaptureTwiceCostsOnlyACommitRow) {
-  std::string base = corpus_build("base");
-  if (base.empty()) GTEST_SKIP() << "no corpus";
-  ScratchDir dir;
-  auto b = build::load_build(base);
-  ASSERT_TRUE(b);
-  auto s = Store::open(dir.file("h.db"), true);
-  ASSERT_TRUE(s);
-  ASSERT_TRUE(s->record(*b, commit(kSha1)));
-  auto st = s->record(*b, commit(kSha2, {kSha1}));
+TEST_F(StoreTest, RecordingTheSameCaptureTwiceCostsOnlyACommitRow) {
+  ASSERT_TRUE(store_->record(base_, commit(kSha1)));
+  auto st = store_->record(base_, commit(kSha2, {kSha1}));
   ASSERT_TRUE(st) << st.status().to_string();
   EXPECT_EQ(st->new_blobs, 0u);
   EXPECT_EQ(st->new_variants, 0u);
   EXPECT_FALSE(st->new_tree);
   EXPECT_EQ(st->reused_blobs, st->stages);
-  auto stats = s->stats();
+  auto stats = store_->stats();
   ASSERT_TRUE(stats);
   EXPECT_EQ(stats->commits, 2);
   EXPECT_EQ(stats->trees, 1);
   // Re-recording an existing commit with the same capture is a no-op.
-  auto again = s->record(*b, commit(kSha2, {kSha1}));
+  auto again = store_->record(base_, commit(kSha2, {kSha1}));
   ASSERT_TRUE(again);
   EXPECT_TRUE(again->already_recorded);
-  auto parents = s->parents(kSha2);
+  auto parents = store_->parents(kSha2);
   ASSERT_TRUE(parents);
   EXPECT_EQ(*parents, std::vector<std::string>{kSha1});
 }
 
-TEST(StoreTest, NoiseOnlyChangesShareBlobs) {
-  std::string base = corpus_build("base"), noise = corpus_build("noise");
-  if (base.empty() || noise.empty()) GTEST_SKIP() << "no corpus";
-  ScratchDir dir;
-  auto b = build::load_build(base);
-  auto n = build::load_build(noise);
-  ASSERT_TRUE(b && n);
-  auto s = Store::open(dir.file("h.db"), true);
-  ASSERT_TRUE(s);
-  ASSERT_TRUE(s->record(*b, commit(kSha1)));
-  auto st = s->record(*n, commit(kSha2, {kSha1}));
+TEST_F(StoreTest, NoiseOnlyChangesShareBlobs) {
+  build::Build n = load("noise");
+  ASSERT_TRUE(store_->record(base_, commit(kSha1)));
+  auto st = store_->record(n, commit(kSha2, {kSha1}));
   ASSERT_TRUE(st) << st.status().to_string();
   // Other paths, SSA names and loc tables: the normalized texts are the same.
   EXPECT_EQ(st->new_blobs, 0u) << "noise build should reuse every blob";
   EXPECT_EQ(st->warnings.size(), 0u);
 }
 
-TEST(StoreTest, ConflictingRecordNeedsReplace) {
-  std::string base = corpus_build("base"), other = corpus_build("no_licm");
-  if (base.empty() || other.empty()) GTEST_SKIP() << "no corpus";
-  ScratchDir dir;
-  auto b = build::load_build(base);
-  auto o = build::load_build(other);
-  ASSERT_TRUE(b && o);
-  auto s = Store::open(dir.file("h.db"), true);
-  ASSERT_TRUE(s);
-  ASSERT_TRUE(s->record(*b, commit(kSha1)));
-  auto bad = s->record(*o, commit(kSha1));
+TEST_F(StoreTest, ConflictingRecordNeedsReplace) {
+  build::Build o = load("no_licm");
+  ASSERT_TRUE(store_->record(base_, commit(kSha1)));
+  auto bad = store_->record(o, commit(kSha1));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("--replace"), std::string::npos);
   RecordOptions r = commit(kSha1);
   r.replace = true;
-  auto ok = s->record(*o, r);
+  auto ok = store_->record(o, r);
   ASSERT_TRUE(ok) << ok.status().to_string();
   EXPECT_TRUE(ok->replaced);
   EXPECT_GT(ok->new_blobs, 0u);
-  auto back = s->load(kSha1);
+  auto back = store_->load(kSha1);
   ASSERT_TRUE(back);
-  auto want = build::read_stage(*o->variants[5].stage("ttgir"));
+  auto want = build::read_stage(*o.variants[5].stage("ttgir"));
   auto got = build::read_stage(*back->variants[5].stage("ttgir"));
   ASSERT_TRUE(want && got);
   EXPECT_EQ(got->view(), want->view());
 }
 
-TEST(StoreTest, ResolvePrefixAndForget) {
-  std::string base = corpus_build("base");
-  if (base.empty()) GTEST_SKIP() << "no corpus";
-  ScratchDir dir;
-  auto b = build::load_build(base);
-  ASSERT_TRUE(b);
-  auto s = Store::open(dir.file("h.db"), true);
-  ASSERT_TRUE(s);
+TEST_F(StoreTest, ResolvePrefixAndForget) {
   const std::string a = "abcd000000000000000000000000000000000001";
   const std::string c = "abcd000000000000000000000000000000000002";
-  ASSERT_TRUE(s->record(*b, commit(a)));
-  ASSERT_TRUE(s->record(*b, commit(c, {a})));
+  ASSERT_TRUE(store_->record(base_, commit(a)));
+  ASSERT_TRUE(store_->record(base_, commit(c, {a})));
   struct Case {
     std::string prefix;
     ErrorCode code;
@@ -193,7 +180,7 @@ TEST(StoreTest, ResolvePrefixAndForget) {
       {"ffff", ErrorCode::kNotFound, ""},
   };
   for (const Case& k : cases) {
-    auto r = s->resolve_prefix(k.prefix);
+    auto r = store_->resolve_prefix(k.prefix);
     if (k.code == ErrorCode::kOk) {
       ASSERT_TRUE(r) << k.prefix << ": " << r.status().to_string();
       EXPECT_EQ(*r, k.sha);
@@ -202,33 +189,26 @@ TEST(StoreTest, ResolvePrefixAndForget) {
       EXPECT_EQ(r.status().code(), k.code) << k.prefix << ": " << r.status().to_string();
     }
   }
-  ASSERT_TRUE(s->forget(a).is_ok());
-  EXPECT_EQ(s->forget(a).code(), ErrorCode::kNotFound);
-  auto r = s->resolve_prefix("abcd");
+  ASSERT_TRUE(store_->forget(a).is_ok());
+  EXPECT_EQ(store_->forget(a).code(), ErrorCode::kNotFound);
+  auto r = store_->resolve_prefix("abcd");
   ASSERT_TRUE(r) << r.status().to_string();
   EXPECT_EQ(*r, c);
-  auto all = s->commits();
+  auto all = store_->commits();
   ASSERT_TRUE(all);
   ASSERT_EQ(all->size(), 1u);
   EXPECT_EQ((*all)[0].parents, std::vector<std::string>{a});
 }
 
-TEST(StoreTest, LoadFiltersKernelsAndStages) {
-  std::string base = corpus_build("base");
-  if (base.empty()) GTEST_SKIP() << "no corpus";
-  ScratchDir dir;
-  auto b = build::load_build(base);
-  ASSERT_TRUE(b);
-  auto s = Store::open(dir.file("h.db"), true);
-  ASSERT_TRUE(s);
-  ASSERT_TRUE(s->record(*b, commit(kSha1)));
+TEST_F(StoreTest, LoadFiltersKernelsAndStages) {
+  ASSERT_TRUE(store_->record(base_, commit(kSha1)));
   LoadOptions lo;
   lo.kernels = {"matmul_kernel"};
   lo.stages = {"ttgir", "ptx"};
-  auto got = s->load(kSha1, lo);
+  auto got = store_->load(kSha1, lo);
   ASSERT_TRUE(got) << got.status().to_string();
   size_t want = 0;
-  for (const auto& v : b->variants) want += v.kernel == "matmul_kernel";
+  for (const auto& v : base_.variants) want += v.kernel == "matmul_kernel";
   ASSERT_EQ(got->variants.size(), want);
   for (const auto& v : got->variants) {
     EXPECT_EQ(v.kernel, "matmul_kernel");
@@ -236,12 +216,12 @@ TEST(StoreTest, LoadFiltersKernelsAndStages) {
     EXPECT_EQ(v.stages[0].stage, "ttgir");
     EXPECT_EQ(v.stages[1].stage, "ptx");
   }
-  auto missing = s->load(kSha2);
+  auto missing = store_->load(kSha2);
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.status().code(), ErrorCode::kNotFound);
 }
 
-TEST(StoreTest, BlobIdsFollowNormalizedText) {
+TEST(StoreOpenTest, BlobIdsFollowNormalizedText) {
   // Same IR spelled with other SSA names and locations: one id; a real change: another.
   TextBuffer a("a.ttir",
                "module {\n  tt.func public @k(%arg0: i32) {\n    %c1 = arith.constant 1 : i32 "

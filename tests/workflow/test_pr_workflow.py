@@ -58,6 +58,14 @@ def make_flow(ksnap, corpus, repo, gh, tmp_path) -> Flow:
     return Flow(ksnap, corpus, repo, gh, tmp_path)
 
 
+def main_then_pr(f: Flow, repo: Repo) -> tuple[str, str]:
+    """M1 on main, recorded with the base capture; then a PR branch with commit P."""
+    m1 = repo.commit("M1")
+    f.record(m1, "base")
+    repo.git("checkout", "-q", "-b", "pr")
+    return m1, repo.commit("P")
+
+
 def test_pr_report_end_to_end(ksnap, corpus, repo, gh, tmp_path):
     f = make_flow(ksnap, corpus, repo, gh, tmp_path)
     m1 = repo.commit("M1")
@@ -182,10 +190,7 @@ def test_broken_capture_fails_the_job(ksnap, corpus, repo, gh, tmp_path):
 
 def test_github_failures_do_not_fail_the_job(ksnap, corpus, repo, gh, tmp_path):
     f = make_flow(ksnap, corpus, repo, gh, tmp_path)
-    m1 = repo.commit("M1")
-    f.record(m1, "base")
-    repo.git("checkout", "-q", "-b", "pr")
-    p = repo.commit("P")
+    m1, p = main_then_pr(f, repo)
     gh.set({"comments": [], "labels": [], "fail": True})
     r, body, summary = f.report(p, "no_licm")
     assert r.returncode == 0, r.stderr
@@ -195,10 +200,7 @@ def test_github_failures_do_not_fail_the_job(ksnap, corpus, repo, gh, tmp_path):
 
 def test_comment_found_across_pages(ksnap, corpus, repo, gh, tmp_path):
     f = make_flow(ksnap, corpus, repo, gh, tmp_path)
-    m1 = repo.commit("M1")
-    f.record(m1, "base")
-    repo.git("checkout", "-q", "-b", "pr")
-    p = repo.commit("P")
+    m1, p = main_then_pr(f, repo)
     comments = [{"id": i, "body": f"comment {i}"} for i in range(1, 151)]
     comments[120]["body"] = MARKER + "\nold report"
     gh.set({"comments": comments, "labels": [], "next_id": 1000, "page_size": 100})
@@ -280,10 +282,7 @@ def test_workflow_file_wires_the_scripts():
 def test_diff_failure_is_reported_not_fatal(ksnap, corpus, repo, gh, tmp_path):
     import shutil
     f = make_flow(ksnap, corpus, repo, gh, tmp_path)
-    m1 = repo.commit("M1")
-    f.record(m1, "base")
-    repo.git("checkout", "-q", "-b", "pr")
-    p = repo.commit("P")
+    m1, p = main_then_pr(f, repo)
     broken = tmp_path / "broken"
     shutil.copytree(corpus / "base", broken)
     manifest = json.loads((broken / "manifest.json").read_text())
