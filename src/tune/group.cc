@@ -1,6 +1,7 @@
 #include "ksnap/tune/group.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <deque>
 
