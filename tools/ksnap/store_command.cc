@@ -290,7 +290,8 @@ void register_store_commands(CLI::App& app, Context& ctx) {
   CLI::App* r = app.add_subcommand("record", "Record a capture as the IR of a commit");
   r->add_option("capture", ra->capture, "Capture folder (or Triton cache folder)")->required();
   r->add_option("--commit", ra->commit, "Commit id (or a revision git resolves)")->required();
-  r->add_option("--parent", ra->parents, "Parent commit id (repeatable; default: from git)");
+  r->add_option("--parent", ra->parents, "Parent commit id (repeatable; default: from git)")
+      ->allow_extra_args(false);
   r->add_option("--date", ra->date, "Commit date: Unix seconds or ISO 8601 (default: from git)");
   r->add_option("--subject", ra->subject, "Commit subject (default: from git)");
   r->add_option("--level", ra->level, "zstd level for new blobs (default 12)")
