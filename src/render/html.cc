@@ -19,6 +19,7 @@
 #include "ksnap/render/render.h"
 #include "render/html_data.h"
 #include "render/html_summary.h"
+#include "render/verdicts.h"
 #include "render/html_text.h"
 
 namespace ksnap::render {
@@ -47,6 +48,24 @@ constexpr char kToolbar[] = R"(<div class="toolbar" id="toolbar">
 
 }  // namespace
 
+namespace {
+
+/// Static table of benchmark-noise verdicts (small: one row per point).
+std::string verdicts_html(const perf::VerdictReport& v) {
+  std::string out = "<section id=\"verdicts\"><h2>Benchmark verdicts</h2>\n<p>" +
+                    html::escape_html(verdict_counts_text(v)) +
+                    "</p>\n<table class=\"verdicts\"><thead><tr><th>verdict</th><th>point</th>"
+                    "<th>details</th></tr></thead><tbody>\n";
+  for (const auto& p : v.points)
+    out += std::string("<tr data-verdict=\"") + perf::verdict_id(p.kind) + "\"><td>" +
+           html::escape_html(perf::verdict_name(p.kind)) + "</td><td class=\"code\">" +
+           html::escape_html(p.perf.label) + "</td><td>" +
+           html::escape_html(perf::describe(p, v.options)) + "</td></tr>\n";
+  return out + "</tbody></table></section>\n";
+}
+
+}  // namespace
+
 std::string render_html(const diff::DiffResult& r, const RenderOptions& o) {
   html::DataLimits limits;
   limits.max_lines_per_group = o.show_diffs ? limits.max_lines_per_group : 0;
@@ -66,6 +85,7 @@ std::string render_html(const diff::DiffResult& r, const RenderOptions& o) {
   out += "</style>\n</head>\n<body>\n<header><h1>ksnap diff <span class=\"code\">" + base +
          "</span> → <span class=\"code\">" + head + "</span></h1></header>\n<main>\n";
   out += html::summary_html(r);
+  if (o.verdicts) out += verdicts_html(*o.verdicts);
   out += "\n<section id=\"changes-section\"><h2>Changes</h2>\n";
   out += kToolbar;
   out +=

@@ -1,4 +1,5 @@
 // JSON renderer: the full result (schema in docs/diff-json.md).
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "ksnap/render/render.h"
@@ -64,7 +65,7 @@ json hunk_json(const diff::Hunk& h) {
 
 }  // namespace
 
-std::string render_json(const diff::DiffResult& r, const RenderOptions&) {
+std::string render_json(const diff::DiffResult& r, const RenderOptions& o) {
   json root;
   root["schema"] = "ksnap-diff";
   root["schema_version"] = 1;
@@ -136,6 +137,32 @@ std::string render_json(const diff::DiffResult& r, const RenderOptions&) {
   }
   root["groups"] = groups;
   root["warnings"] = r.warnings;
+  if (o.verdicts) {
+    json pts = json::array();
+    for (const auto& p : o.verdicts->points) {
+      auto num = [](double x) { return std::isfinite(x) ? json(x) : json(nullptr); };
+      json vs = json::array();
+      for (const auto& id : p.variant_ids) vs.push_back(id);
+      pts.push_back({{"point", p.perf.label},
+                     {"verdict", perf::verdict_id(p.kind)},
+                     {"change", perf::perf_change_name(p.perf.change)},
+                     {"method", perf::test_method_name(p.perf.method)},
+                     {"ratio", num(p.perf.ratio)},
+                     {"ci", {num(p.perf.ci_lo), num(p.perf.ci_hi)}},
+                     {"p_value", num(p.perf.p_value)},
+                     {"p_adjusted", num(p.perf.p_adjusted)},
+                     {"n_base", p.perf.n_base},
+                     {"n_head", p.perf.n_head},
+                     {"attribution", perf::match_rule_name(p.attribution.rule)},
+                     {"point_ir", perf::point_ir_name(p.attribution.ir)},
+                     {"variants", vs},
+                     {"text", perf::describe(p, o.verdicts->options)}});
+    }
+    json counts = json::object();
+    for (size_t k = 0; k < perf::kVerdictKindCount; ++k)
+      counts[perf::verdict_id(static_cast<perf::VerdictKind>(k))] = o.verdicts->counts[k];
+    root["bench_verdicts"] = {{"counts", counts}, {"points", pts}};
+  }
   return root.dump(1) + "\n";
 }
 

@@ -4,6 +4,7 @@
 #include "ksnap/render/render.h"
 #include "render/common.h"
 #include "render/text_blocks.h"
+#include "render/verdicts.h"
 
 namespace ksnap::render {
 
@@ -32,6 +33,9 @@ std::string render_markdown(const diff::DiffResult& r, const RenderOptions& o) {
   for (const auto& w : r.warnings) out += "\n> note: " + w + "\n";
   std::string res = resource_ranking(r, 10);
   if (!res.empty()) out += "\n**Resource changes**\n\n```\n" + res + "```\n";
+  if (o.verdicts)
+    out += "\n**Benchmark verdicts:** " + verdict_counts_text(*o.verdicts) + "\n\n```\n" +
+           verdict_lines(*o.verdicts, 30) + "```\n";
 
   std::string lists;
   for (const auto& v : r.variants) {

@@ -3,6 +3,7 @@
 #include "ksnap/render/render.h"
 #include "render/common.h"
 #include "render/text_blocks.h"
+#include "render/verdicts.h"
 
 namespace ksnap::render {
 
@@ -40,6 +41,10 @@ std::string render_terminal(const diff::DiffResult& r, const RenderOptions& o) {
   if (!opts.empty()) out += std::string("\n") + p.bold + "Option changes" + p.reset + "\n" + opts;
   std::string res = resource_ranking(r, 10);
   if (!res.empty()) out += std::string("\n") + p.bold + "Resource changes" + p.reset + "\n" + res;
+  if (o.verdicts) {
+    out += std::string("\n") + p.bold + "Benchmark verdicts" + p.reset + " (" +
+           verdict_counts_text(*o.verdicts) + ")\n" + verdict_lines(*o.verdicts, 40);
+  }
 
   size_t shown = 0;
   for (const auto& g : r.groups) {

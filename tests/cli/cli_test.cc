@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -291,6 +292,69 @@ TEST(CliTest, NormalizePrintsCanonicalFormThatIgnoresNoise) {
   EXPECT_EQ(rb.out, rn.out);
   EXPECT_EQ(rb.out.find("loc("), std::string::npos);
   EXPECT_EQ(run("normalize /nonexistent.ttgir").rc, 2);
+}
+
+}  // namespace
+
+namespace {
+
+/// Writes a ksnap per-sample CSV with `n` samples around `center` (fixed
+/// pseudo-random spread of about ±2%).
+void write_samples(const std::string& path, double center_a, double center_b) {
+  std::ofstream f(path);
+  f << "name,params,samples,unit\n";
+  const std::pair<const char*, double> points[] = {
+      {"M=1024;N=1024;K=1024;provider=triton", center_a},
+      {"M=9999;N=1;K=1;provider=other", center_b}};
+  uint64_t x = 88172645463325252ull;
+  for (const auto& [params, c] : points) {
+    f << "matmul-performance," << params << ",";
+    for (int i = 0; i < 200; ++i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      double u = static_cast<double>(x % 10000) / 10000.0 - 0.5;
+      f << (i ? " " : "") << c * (1 + 0.04 * u);
+    }
+    f << ",us\n";
+  }
+}
+
+TEST(CliTest, BenchVerdictsCombinePerfWithIr) {
+  std::string fx = std::string(KSNAP_SOURCE_DIR) + "/tests/fixtures/gpu_capture";
+  if (!fs::exists(fx + "/run1/manifest.json")) GTEST_SKIP() << "no GPU capture fixture";
+  std::string dir = fs::temp_directory_path() / ("ksnap_cli_bench_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  write_samples(dir + "/base.csv", 100.0, 50.0);
+  write_samples(dir + "/head.csv", 106.0, 50.0);  // the attributed point is 6% slower
+  CmdResult r = run("diff " + fx + "/run1 " + fx + "/run2 --format json --bench-base " + dir +
+                    "/base.csv --bench-head " + dir + "/head.csv");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_TRUE(j.contains("bench_verdicts"));
+  std::map<std::string, std::string> verdict;
+  for (const auto& p : j["bench_verdicts"]["points"]) verdict[p["point"]] = p["verdict"];
+  ASSERT_EQ(verdict.size(), 2u);
+  // IR did not change between the two runs: a slowdown there is noise.
+  EXPECT_EQ(verdict["matmul-performance[K=1024,M=1024,N=1024,provider=triton]"], "likely_noise");
+  EXPECT_EQ(verdict["matmul-performance[K=1,M=9999,N=1,provider=other]"], "no_change");
+  // Shown in the other formats too.
+  CmdResult t = run("diff " + fx + "/run1 " + fx + "/run2 --color never --bench-base " + dir +
+                    "/base.csv --bench-head " + dir + "/head.csv");
+  EXPECT_NE(t.out.find("Benchmark verdicts"), std::string::npos);
+  EXPECT_NE(t.out.find("likely noise"), std::string::npos);
+  CmdResult m = run("diff " + fx + "/run1 " + fx + "/run2 --format markdown --bench-base " + dir +
+                    "/base.csv --bench-head " + dir + "/head.csv");
+  EXPECT_NE(m.out.find("Benchmark verdicts"), std::string::npos);
+  CmdResult h = run("diff " + fx + "/run1 " + fx + "/run2 --format html --bench-base " + dir +
+                    "/base.csv --bench-head " + dir + "/head.csv");
+  EXPECT_NE(h.out.find("data-verdict=\"likely_noise\""), std::string::npos);
+  // One side only, or a bad file: usage / input error.
+  EXPECT_EQ(run("diff " + fx + "/run1 " + fx + "/run2 --bench-base " + dir + "/base.csv").rc, 2);
+  std::ofstream(dir + "/bad.csv") << "name,params,samples\nx,a=1,1 2 nope\n";
+  CmdResult bad = run("diff " + fx + "/run1 " + fx + "/run2 --bench-base " + dir +
+                      "/bad.csv --bench-head " + dir + "/head.csv");
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_NE(bad.err.find("bad.csv:2"), std::string::npos) << bad.err;
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -5,11 +5,14 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "commands.h"
 #include "ksnap/build/build.h"
 #include "ksnap/diff/engine.h"
 #include "ksnap/normalize/normalize.h"
+#include "ksnap/perf/results_reader.h"
+#include "ksnap/render/bench.h"
 #include "ksnap/render/render.h"
 #include "ksnap/store/resolve.h"
 #include "ksnap/store/store.h"
@@ -86,13 +89,36 @@ struct DiffArgs {
   unsigned jobs = 0;
   size_t max_bytes = 60000;
   NormalizeFlags norm;
+  // Benchmark-noise verdicts.
+  std::vector<std::string> bench_base, bench_head;
+  std::string bench_script, bench_correction = "holm";
+  double bench_min_effect = 0.01, bench_alpha = 0.05;
 };
+
+/// Reads both sides' benchmark results and decides per point.
+Expected<perf::VerdictReport> load_verdicts(const DiffArgs& a, const diff::DiffResult& r) {
+  perf::ReadResultsOptions ro;
+  ro.script = a.bench_script;
+  KSNAP_ASSIGN_OR_RETURN(perf::BenchResults base, perf::read_bench_results(a.bench_base, ro));
+  KSNAP_ASSIGN_OR_RETURN(perf::BenchResults head, perf::read_bench_results(a.bench_head, ro));
+  perf::CompareOptions co;
+  co.alpha = a.bench_alpha;
+  co.min_effect = a.bench_min_effect;
+  co.correction = a.bench_correction == "none" ? perf::Correction::kNone
+                  : a.bench_correction == "bh" ? perf::Correction::kBenjaminiHochberg
+                                               : perf::Correction::kHolm;
+  return render::bench_verdicts(r, base, head, co);
+}
 
 int run_diff(const DiffArgs& a) {
   render::Format fmt;
   if (!render::parse_format(a.stat ? "stat" : a.format, &fmt))
-    return report_error(make_error(ErrorCode::kInvalidArgument, "unknown --format '" + a.format +
-                                                                    "' (terminal, markdown, json, stat)"));
+    return report_error(make_error(ErrorCode::kInvalidArgument,
+                                   "unknown --format '" + a.format +
+                                       "' (terminal, markdown, json, html, stat)"));
+  if (a.bench_base.empty() != a.bench_head.empty())
+    return report_error(make_error(ErrorCode::kInvalidArgument,
+                                   "--bench-base and --bench-head go together"));
   diff::DiffOptions opts;
   opts.normalize = a.norm.options();
   opts.stages = split_csv(a.stages);
@@ -107,6 +133,13 @@ int run_diff(const DiffArgs& a) {
   auto result = diff::diff_builds(*base, *head, opts);
   if (!result) return report_error(result.status());
   render::RenderOptions ro;
+  std::optional<perf::VerdictReport> verdicts;
+  if (!a.bench_base.empty()) {
+    auto v = load_verdicts(a, *result);
+    if (!v) return report_error(v.status());
+    verdicts = std::move(*v);
+    ro.verdicts = &*verdicts;
+  }
   ro.color = want_color(a.color, !a.output.empty() && a.output != "-");
   ro.max_bytes = a.max_bytes;
   ro.show_diffs = !a.no_diffs;
@@ -186,7 +219,7 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
   d->add_option("base", a->base, "BASE build: capture folder, Triton cache folder or recorded commit")
       ->required();
   d->add_option("head", a->head, "HEAD build")->required();
-  d->add_option("--format,-f", a->format, "terminal (default), markdown, json, stat");
+  d->add_option("--format,-f", a->format, "terminal (default), markdown, json, html, stat");
   d->add_flag("--stat", a->stat, "One line per changed variant, like git diff --stat");
   d->add_option("--output,-o", a->output, "Write the report to this file (atomically)");
   d->add_option("--color", a->color, "auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
@@ -199,6 +232,16 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
   d->add_option("--max-bytes", a->max_bytes, "Markdown size cap in bytes (default 60000)");
   d->add_flag("--no-diffs", a->no_diffs, "Summary and group headers only");
   a->norm.add(d);
+  d->add_option("--bench-base", a->bench_base,
+                "Benchmark results of BASE (perf_report CSV or ksnap samples; repeatable)");
+  d->add_option("--bench-head", a->bench_head, "Benchmark results of HEAD (repeatable)");
+  d->add_option("--bench-script", a->bench_script,
+                "Benchmark script that produced the results (for attribution)");
+  d->add_option("--bench-correction", a->bench_correction, "holm (default), bh, none")
+      ->check(CLI::IsMember({"holm", "bh", "none"}));
+  d->add_option("--bench-min-effect", a->bench_min_effect,
+                "Smallest relative change reported (default 0.01)");
+  d->add_option("--bench-alpha", a->bench_alpha, "Significance level (default 0.05)");
   d->callback([a, &ctx] { ctx.exit_code = run_diff(*a); });
 
   auto show_path = std::make_shared<std::string>();

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ksnap/diff/result.h"
+#include "ksnap/perf/verdict.h"
 
 namespace ksnap::render {
 
@@ -22,6 +23,9 @@ struct RenderOptions {
   size_t max_lines_per_group = 400;  ///< Diff lines shown per group before "… N more".
   size_t max_variants_listed = 12;   ///< Variants named per group before "and N more".
   bool show_diffs = true;         ///< False: summary and group headers only.
+  /// Benchmark-noise verdicts to show beside the IR result (computed by
+  /// perf::make_verdicts from the same result; null = none).
+  const perf::VerdictReport* verdicts = nullptr;
 };
 
 std::string render_terminal(const diff::DiffResult& r, const RenderOptions& o = {});
