@@ -22,6 +22,10 @@ if [ -x fuzz/run.sh ] || [ -f fuzz/run.sh ]; then
 fi
 if [ -f tests/browser/run.sh ]; then
   echo "== browser"
+  if [ -f tests/browser/package-lock.json ] && [ ! -d tests/browser/node_modules ] &&
+     command -v npm >/dev/null 2>&1; then
+    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+  fi
   bash tests/browser/run.sh
 fi
 echo "== all test suites passed"
