@@ -21,8 +21,15 @@ def find_ksnap() -> str | None:
     env = os.environ.get("KSNAP_BIN")
     if env:
         return env if os.access(env, os.X_OK) else None
-    found = [p for p in glob.glob(str(REPO_ROOT / "build*" / "ksnap")) if os.access(p, os.X_OK)]
+    found = [p for p in glob.glob(str(REPO_ROOT / "build*" / "ksnap"))
+             if os.access(p, os.X_OK) and has_store_commands(p)]
     return max(found, key=os.path.getmtime) if found else None
+
+
+def has_store_commands(ksnap: str) -> bool:
+    """A ksnap built with the history store (older builds lack `record`)."""
+    r = subprocess.run([ksnap, "record", "--help"], capture_output=True)
+    return r.returncode == 0
 
 
 def find_corpus() -> Path | None:
