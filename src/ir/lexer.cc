@@ -126,7 +126,7 @@ Token Lexer::error(const char* start, std::string_view message) {
   return make(TokenKind::kError, start);
 }
 
-Token Lexer::next() {
+__attribute__((always_inline)) inline Token Lexer::lex_token() {
   while (*cur_ == ' ') ++cur_;  // the common separator, before the dispatch
   while (true) {
     const char* start = cur_;
@@ -137,6 +137,7 @@ Token Lexer::next() {
       case '\0':
         if (start == end_) {
           cur_ = start;  // kEof forever; never step past the sentinel
+          if (brackets_on_ && !open_.empty()) return unclosed_error();
           return make(TokenKind::kEof, start);
         }
         return error(start, "NUL byte in text (binary data?)");
@@ -236,6 +237,7 @@ Token Lexer::next() {
               return make(TokenKind::kComment, start);
             }
             if (*cur_ == '\0' && cur_ == end_) return error(start, "unterminated /* comment");
+            inner_newlines_ += *cur_ == '\n';
             ++cur_;
           }
         }
@@ -254,7 +256,15 @@ Token Lexer::next() {
         return make(TokenKind::kPunct, start);
       case '<':
       case '>':
-        if (*cur_ == '=') ++cur_;
+        if (*cur_ == '=') {
+          ++cur_;
+        } else if (brackets_on_ && angles_) {
+          if (c == '<') {
+            open_bracket(c, start);
+          } else if (!close_bracket(c, start)) {
+            return bracket_error(start);
+          }
+        }
         return make(TokenKind::kPunct, start);
       case '0': case '1': case '2': case '3': case '4':
       case '5': case '6': case '7': case '8': case '9':
@@ -267,7 +277,13 @@ Token Lexer::next() {
           }
         }
         return lex_number(start);
-      case '(': case ')': case '{': case '}': case '[': case ']': case ',': case '=':
+      case '(': case '{': case '[':
+        if (brackets_on_) open_bracket(c, start);
+        return make(TokenKind::kPunct, start);
+      case ')': case '}': case ']':
+        if (brackets_on_ && !close_bracket(c, start)) return bracket_error(start);
+        return make(TokenKind::kPunct, start);
+      case ',': case '=':
       case '*': case '+': case '?': case '|': case '&': case '~': case '`': case '\'':
       case '\\':
         return make(TokenKind::kPunct, start);
@@ -289,6 +305,60 @@ Token Lexer::next() {
     if (u < 0x20 || u == 0x7F) return error(start, "stray control byte (binary data?)");
     return make(TokenKind::kPunct, start);  // any other printable ASCII char
   }
+}
+
+Token Lexer::next() { return lex_token(); }
+
+bool Lexer::next_line(Token* out, size_t cap, size_t* count, Token* end) {
+  size_t n = 0;
+  while (n < cap) {
+    Token t = lex_token();
+    if (t.kind == TokenKind::kNewline || t.kind == TokenKind::kEof ||
+        t.kind == TokenKind::kError) {
+      *count = n;
+      *end = t;
+      return true;
+    }
+    out[n++] = t;
+  }
+  *count = n;
+  return false;
+}
+
+namespace {
+/// "line:col" of `offset` (errors only: O(offset)).
+std::string line_col(const char* begin, size_t offset) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i < offset; ++i) {
+    if (begin[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+}  // namespace
+
+Token Lexer::bracket_error(const char* at) {
+  char c = *at;
+  if (open_.empty()) {
+    error_text_ = std::string("unbalanced '") + c + "': nothing is open here";
+  } else {
+    error_text_ = std::string("'") + c + "' does not close the '" + open_.back().c +
+                  "' opened at line " + line_col(begin_, open_.back().off);
+  }
+  return error(at, error_text_);
+}
+
+Token Lexer::unclosed_error() {
+  Open o = open_.back();
+  open_.clear();
+  error_text_ = std::string("'") + o.c + "' is never closed (the file ends first; truncated?)";
+  error_message_ = error_text_;
+  error_offset_ = o.off;
+  return make(TokenKind::kError, cur_);  // empty text at the end
 }
 
 Token Lexer::lex_number(const char* start) {

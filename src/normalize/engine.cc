@@ -14,8 +14,8 @@
 #include "normalize/engine.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
-#include <new>
 
 #include "ksnap/support/hash.h"
 #include "normalize/canonical.h"
@@ -43,7 +43,6 @@ void Scratch::reset() {
   module_blocks.clear();
   unit_values.clear();
   unit_blocks.clear();
-  brackets.clear();
   defs_this_line.clear();
   stack.clear();
 }
@@ -88,7 +87,6 @@ Engine::Engine(const TextBuffer& text, ir::Dialect dialect, const NormalizeOptio
       unit_values_(scratch_->unit_values),
       unit_blocks_(scratch_->unit_blocks),
       toks_(scratch_->toks),
-      brackets_(scratch_->brackets),
       defs_this_line_(scratch_->defs_this_line),
       stack_(scratch_->stack) {
   switch (dialect) {
@@ -111,18 +109,6 @@ Status Engine::error_at(size_t offset, std::string message) const {
   return make_error(ErrorCode::kParseError, std::move(message), text_.location_of(offset));
 }
 
-Status Engine::bracket_error(const ir::Token& t) const {
-  char c = t.text[0];
-  if (brackets_.empty()) {
-    return error_at(off(t), std::string("unbalanced '") + c + "': nothing is open here");
-  }
-  Open o = brackets_.back();
-  SourceLocation at = text_.location_of(o.off);
-  return error_at(off(t), std::string("'") + c + "' does not close the '" + o.c +
-                              "' opened at line " + std::to_string(at.line) + ":" +
-                              std::to_string(at.column));
-}
-
 Status Engine::run() {
   Status s = scan();
   if (!s.is_ok()) return s;
@@ -132,65 +118,38 @@ Status Engine::run() {
 
 Status Engine::scan() {
   ir::Lexer lx(base_, text_.size(), dialect_);
+  lx.check_brackets(check_angles_);  // unbalanced / unclosed brackets are lexer errors
   uint32_t line_no = 1;
   uint32_t line_begin = 0;
-  uint32_t extra_newlines = 0;
-  size_t ntoks = 0;  // toks_ is used as an array: no per-token bookkeeping
-  Status bracket_status;
   depth_at_line_start_ = 0;
-  ir::Token* arr = toks_.data();
-  size_t cap = toks_.size();
   while (true) {
-    if (ntoks == cap) {
-      toks_.resize(cap * 2);
-      arr = toks_.data();
-      cap = toks_.size();
+    // toks_ is used as an array (its size is its capacity): no per-token
+    // bookkeeping; it grows only for a line with more tokens than ever.
+    uint32_t newlines_before = lx.inner_newlines();
+    size_t ntoks = 0, got = 0;
+    ir::Token end_tok;
+    while (!lx.next_line(toks_.data() + ntoks, toks_.size() - ntoks, &got, &end_tok)) {
+      ntoks += got;
+      toks_.resize(toks_.size() * 2);
     }
-    // The lexer returns straight into the array slot (guaranteed elision).
-    const ir::Token& t = *new (arr + ntoks) ir::Token(lx.next());
-    switch (t.kind) {
-      case ir::TokenKind::kError:
-        return error_at(lx.error_offset(), std::string(lx.error_message()));
-      case ir::TokenKind::kNewline:
-      case ir::TokenKind::kEof: {
-        uint32_t end = off(t);
-        if (end - line_begin > opts_.max_line_bytes) {
-          return error_at(line_begin, "line is " + std::to_string(end - line_begin) +
-                                          " bytes long, over max_line_bytes (" +
-                                          std::to_string(opts_.max_line_bytes) + ")");
-        }
-        bool eof = t.kind == ir::TokenKind::kEof;
-        begin_line(line_no, line_begin, end);
-        handler_->line(*this, std::span<const ir::Token>(arr, ntoks));
-        end_line(end);
-        if (eof) {
-          if (!brackets_.empty()) {
-            Open o = brackets_.back();
-            return error_at(o.off, std::string("'") + o.c +
-                                       "' is never closed (the file ends first; truncated?)");
-          }
-          return Status::ok();
-        }
-        line_no += 1 + extra_newlines;
-        extra_newlines = 0;
-        line_begin = end + 1;
-        depth_at_line_start_ = brace_depth_;
-        ntoks = 0;
-        continue;
-      }
-      case ir::TokenKind::kPunct:
-        if (!check_bracket(t, &bracket_status)) return bracket_status;
-        break;
-      case ir::TokenKind::kComment:
-        if (t.text.size() > 1 && t.text[1] == '*') {
-          extra_newlines +=
-              static_cast<uint32_t>(std::count(t.text.begin(), t.text.end(), '\n'));
-        }
-        break;
-      default:
-        break;
+    ntoks += got;
+    if (end_tok.kind == ir::TokenKind::kError) {
+      return error_at(lx.error_offset(), std::string(lx.error_message()));
     }
-    ++ntoks;
+    uint32_t end = off(end_tok);
+    if (end - line_begin > opts_.max_line_bytes) {
+      return error_at(line_begin, "line is " + std::to_string(end - line_begin) +
+                                      " bytes long, over max_line_bytes (" +
+                                      std::to_string(opts_.max_line_bytes) + ")");
+    }
+    depth_after_ = lx.brace_depth();
+    begin_line(line_no, line_begin, end);
+    handler_->line(*this, std::span<const ir::Token>(toks_.data(), ntoks));
+    end_line(end);
+    if (end_tok.kind == ir::TokenKind::kEof) return Status::ok();
+    line_no += 1 + (lx.inner_newlines() - newlines_before);
+    line_begin = end + 1;
+    depth_at_line_start_ = depth_after_;
   }
 }
 
@@ -306,9 +265,7 @@ void Engine::finish() {
         SymRec& r2 = syms_[s];
         r2.canonical = c;
         r2.resolved = true;
-        std::string name;
-        append_canonical_name(name, r2.cls, r2.mask, c);
-        std::memcpy(r2.printed, name.data(), std::min(name.size(), sizeof r2.printed));
+        print_name(r2);
       }
     }
   }
@@ -366,8 +323,27 @@ void Engine::number_symbols() {
         }
         s.canonical = (*c)++;
         s.resolved = true;
+        print_name(s);
       }
     }
+  }
+}
+
+void Engine::print_name(SymRec& s) {
+  if (s.cls == SymbolClass::kValue || s.cls == SymbolClass::kBlock) {
+    // The common case, without a std::string: mask (or %v / ^b) + number.
+    std::string_view head = s.mask == "%_" ? "%v" : s.mask == "^" ? "^b" : s.mask;
+    if (head.size() >= sizeof s.printed) return;  // printed on the fly instead
+    std::memcpy(s.printed, head.data(), head.size());
+    auto r = std::to_chars(s.printed + head.size(), s.printed + sizeof s.printed, s.canonical);
+    if (r.ec == std::errc()) s.printed_len = static_cast<uint8_t>(r.ptr - s.printed);
+    return;
+  }
+  std::string name;
+  append_canonical_name(name, s.cls, s.mask, s.canonical);
+  if (name.size() <= sizeof s.printed) {
+    std::memcpy(s.printed, name.data(), name.size());
+    s.printed_len = static_cast<uint8_t>(name.size());
   }
 }
 
@@ -447,8 +423,8 @@ void Engine::append_line(std::string& out, const LineRec& l) const {
     const Occ& o = occs_[k];
     out.append(shape_.data() + pos, o.shape_off - pos);
     const SymRec& s = syms_[o.sym];
-    if (s.unit == kNone) {
-      out.append(s.printed, sizeof s.printed);
+    if (s.printed_len) {
+      out.append(s.printed, s.printed_len);
     } else {
       append_canonical_name(out, s.cls, s.mask, s.canonical);
     }

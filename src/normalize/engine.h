@@ -36,14 +36,6 @@ namespace ksnap::norm::detail {
 
 inline constexpr uint32_t kNone = 0xFFFFFFFFu;
 
-struct BracketChars {
-  bool bits[256] = {};
-  constexpr BracketChars() {
-    for (char c : {'(', ')', '[', ']', '{', '}', '<', '>'}) bits[static_cast<uint8_t>(c)] = true;
-  }
-};
-inline constexpr BracketChars kBracketChars;
-
 /// Fixed masks (the class part of a renamed symbol in Line::shape).
 inline constexpr std::string_view kValueMask = "%_";
 inline constexpr std::string_view kBlockMask = "^";
@@ -88,7 +80,8 @@ struct SymRec {
   uint32_t py_sym = kNone;    ///< Location symbols: the location this one names.
   int32_t py_line = -1;       ///< Location symbols: the line, when known directly.
   uint64_t canonical = 0;
-  char printed[18] = {};      ///< Module scope: canonical name, printed once ("#a<16 hex>").
+  char printed[22] = {};      ///< Canonical name, printed once ("%v12", "#a<16 hex>").
+  uint8_t printed_len = 0;    ///< 0: not printed (too long, or not yet).
   int32_t stack_pos = -1;     ///< Position on the resolution stack, -1 when off it.
   bool resolved = false;
   bool dropped = false;       ///< Definition removed as debug info: canonical is fixed.
@@ -122,10 +115,6 @@ struct Drop {
 struct UnitRec {
   std::string_view name;
 };
-struct Open {
-  char c;
-  uint32_t off;
-};
 
 /// The Engine's working memory. One per thread is kept between calls, so
 /// that normalizing many files reuses its capacity instead of asking the
@@ -141,7 +130,6 @@ struct Scratch {
   std::vector<std::vector<uint32_t>> unit_lines;
   SymbolMap globals, module_values, module_blocks, unit_values, unit_blocks;
   std::vector<ir::Token> toks;
-  std::vector<Open> brackets;
   std::vector<uint32_t> defs_this_line;
   std::vector<uint32_t> stack;
   bool in_use = false;
@@ -262,7 +250,7 @@ class Engine {
   bool in_unit() const { return unit_ != 0; }
   /// `{` nesting at the start of the current line, and after its tokens.
   uint32_t depth_before() const { return depth_at_line_start_; }
-  uint32_t depth_after() const { return brace_depth_; }
+  uint32_t depth_after() const { return depth_after_; }
 
   void add_resource(std::string key, int64_t n) { resources_[std::move(key)] += n; }
 
@@ -270,42 +258,6 @@ class Engine {
   uint32_t lookup(SymbolMap& map, std::string_view key, SymbolClass cls, std::string_view mask,
                   uint32_t unit);
   Status scan();
-  /// Tracks `{([<` nesting; false (and *error set) on a mismatch.
-  bool check_bracket(const ir::Token& t, Status* error) {
-    if (t.text.size() != 1) return true;
-    char c = t.text[0];
-    if (!kBracketChars.bits[static_cast<uint8_t>(c)]) return true;  // `,` `=` `:` ...
-    switch (c) {
-      case '{':
-        ++brace_depth_;
-        brackets_.push_back(Open{c, off(t)});
-        return true;
-      case '(':
-      case '[':
-        brackets_.push_back(Open{c, off(t)});
-        return true;
-      case '<':
-        if (check_angles_) brackets_.push_back(Open{c, off(t)});
-        return true;
-      case '}':
-      case ')':
-      case ']':
-      case '>': {
-        if (c == '>' && !check_angles_) return true;
-        char open = c == '}' ? '{' : c == ')' ? '(' : c == ']' ? '[' : '<';
-        if (brackets_.empty() || brackets_.back().c != open) {
-          *error = bracket_error(t);
-          return false;
-        }
-        brackets_.pop_back();
-        if (c == '}') --brace_depth_;
-        return true;
-      }
-      default:
-        return true;
-    }
-  }
-  Status bracket_error(const ir::Token& t) const;
   Status error_at(size_t offset, std::string message) const;
   void begin_line(uint32_t line_no, uint32_t src_begin, uint32_t src_end);
   void end_line(uint32_t src_end);
@@ -313,6 +265,8 @@ class Engine {
   void mark_live();
   void number_symbols();
   uint64_t resolve(uint32_t sym, int depth, int32_t* min_ref);
+  /// Caches the symbol's canonical spelling in SymRec::printed.
+  static void print_name(SymRec& s);
   void resolve_py();
   void append_line(std::string& out, const LineRec& l) const;
   /// Appends a unit's canonical text; with `sink`, feeds it whatever is
@@ -376,10 +330,9 @@ class Engine {
   LineRec cur_;
   bool skip_ = false;
   std::vector<ir::Token>& toks_;
-  std::vector<Open>& brackets_;
-  uint32_t brace_depth_ = 0, depth_at_line_start_ = 0;
+  uint32_t depth_at_line_start_ = 0, depth_after_ = 0;
   std::vector<uint32_t>& defs_this_line_;
-  bool check_angles_ = true;
+  bool check_angles_ = true;  ///< `<`/`>` pair up (not in assembly).
   uint32_t resolve_budget_ = 0;
   std::vector<uint32_t>& stack_;
 };

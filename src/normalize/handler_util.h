@@ -35,6 +35,15 @@ inline std::string_view symbol_name(std::string_view s) {
   return s;
 }
 
+/// Index of `c` in `s` from `from`, or npos: a plain loop, as the texts are
+/// a few bytes long (std::string_view::find calls memchr).
+inline size_t find_char(std::string_view s, char c, size_t from = 0) {
+  for (size_t i = from; i < s.size(); ++i) {
+    if (s[i] == c) return i;
+  }
+  return std::string_view::npos;
+}
+
 /// All digits (and non-empty) after the first char: `!12`, `#3`, `%7`.
 inline bool numbered(std::string_view s) {
   if (s.size() < 2) return false;

@@ -26,7 +26,7 @@ using ir::TokenKind;
 /// the start of an opaque dialect attribute `#dialect<...>`.
 bool is_alias(const ir::Token& t) {
   if (t.kind != TokenKind::kHashId && t.kind != TokenKind::kBangId) return false;
-  if (t.text.size() < 2 || t.text.find('.') != std::string_view::npos) return false;
+  if (t.text.size() < 2 || find_char(t.text, '.') != std::string_view::npos) return false;
   return char_after(t) != '<';
 }
 
@@ -75,8 +75,13 @@ void MlirHandler::location_ref(Engine& e, TokenSpan toks, size_t open, size_t cl
 void MlirHandler::alias_definition(Engine& e, TokenSpan toks) {
   const NormalizeOptions& o = e.opts();
   const ir::Token& name = toks[0];
+  bool is_loc = toks.size() >= 4 && is_bare(toks[2], "loc") && is_punct(toks[3], '(');
+  if (is_loc && o.drop_locations && !e.full()) {  // the hash needs nothing from it
+    e.skip_line();
+    return;
+  }
   uint32_t s = e.global(name.text, SymbolClass::kAlias, alias_mask(name.text));
-  if (toks.size() >= 4 && is_bare(toks[2], "loc") && is_punct(toks[3], '(')) {
+  if (is_loc) {
     int32_t line = -1;
     uint32_t ref = kNone;
     location_ref(e, toks, 3, match_close(toks, 3, '(', ')'), &line, &ref);
@@ -179,7 +184,7 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
           continue;
         }
         std::string_view key = t.text, suffix;
-        size_t hash = key.find('#', 1);
+        size_t hash = find_char(key, '#', 1);
         if (hash != std::string_view::npos) {  // %0#1: result 1 of %0
           suffix = key.substr(hash);
           key = key.substr(0, hash);

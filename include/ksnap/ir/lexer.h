@@ -11,7 +11,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "ksnap/support/status.h"
 
@@ -79,6 +81,14 @@ class Lexer {
   /// Next token; kEof forever at the end.
   Token next();
 
+  /// The rest of the current line's tokens, written to out[0..cap): the
+  /// same tokens as calling next(), one call per line instead of per token.
+  /// Returns true when the line ended: *count tokens were written and *end
+  /// is the kNewline, kEof or kError token that ended it. Returns false when
+  /// `cap` tokens filled `out` first (*count == cap): call again with more
+  /// room to go on with the same line.
+  bool next_line(Token* out, size_t cap, size_t* count, Token* end);
+
   /// Byte offset of the next unread char.
   size_t offset() const { return static_cast<size_t>(cur_ - begin_); }
   const char* begin() const { return begin_; }
@@ -89,6 +99,22 @@ class Lexer {
   std::string_view error_message() const { return error_message_; }
   size_t error_offset() const { return error_offset_; }
 
+  /// Also check that brackets pair up: `(` `[` `{`, and `<` `>` when
+  /// `angles` (MLIR types, LLVM vectors, PTX `%r<N>`; not in assembly, where
+  /// `<<` is an operator; `<=` / `>=` never count). A closing bracket that
+  /// closes nothing or the wrong one is a kError token at it; at the end of
+  /// the buffer a bracket still open is a kError (empty text) whose
+  /// error_offset() is that bracket, then kEof.
+  void check_brackets(bool angles) {
+    brackets_on_ = true;
+    angles_ = angles;
+  }
+  /// `{` nesting after the tokens read so far (with check_brackets).
+  uint32_t brace_depth() const { return brace_depth_; }
+  /// Newlines consumed inside tokens so far (multi-line `/* */` comments),
+  /// for callers that count lines by kNewline tokens.
+  uint32_t inner_newlines() const { return inner_newlines_; }
+
  private:
   Token make(TokenKind kind, const char* start) {
     at_line_start_ = kind == TokenKind::kNewline;
@@ -96,6 +122,21 @@ class Lexer {
   }
   Token error(const char* start, std::string_view message);
 
+  Token lex_token();  ///< The body of next(), inlined into next_line().
+  void open_bracket(char c, const char* at) {
+    if (c == '{') ++brace_depth_;
+    open_.push_back(Open{c, static_cast<uint32_t>(at - begin_)});
+  }
+  /// False (and the error prepared) when `c` does not close the innermost.
+  bool close_bracket(char c, const char* at) {
+    char want = c == ')' ? '(' : c == ']' ? '[' : c == '}' ? '{' : '<';
+    if (open_.empty() || open_.back().c != want) return false;
+    open_.pop_back();
+    if (c == '}') --brace_depth_;
+    return true;
+  }
+  Token bracket_error(const char* at);
+  Token unclosed_error();
   Token lex_number(const char* start);
   Token lex_string(const char* start);
   Token lex_line_comment(const char* start);
@@ -106,6 +147,16 @@ class Lexer {
   const char* end_;
   Dialect dialect_;
   bool at_line_start_ = true;  ///< No token yet on this line (label definitions).
+  bool brackets_on_ = false;
+  bool angles_ = false;
+  struct Open {
+    char c;
+    uint32_t off;
+  };
+  std::vector<Open> open_;  ///< Open brackets, innermost last.
+  uint32_t brace_depth_ = 0;
+  uint32_t inner_newlines_ = 0;
+  std::string error_text_;  ///< Storage for messages built on the spot.
   std::string_view error_message_;
   size_t error_offset_ = 0;
 };
