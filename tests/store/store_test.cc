@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <memory>
 
 #include "ksnap/build/build.h"
 #include "store/test_util.h"
@@ -13,39 +14,10 @@ namespace {
 using testing::corpus_build;
 using testing::ScratchDir;
 
-const std::string kSha1 = "1111111111111111111111111111111111111111";
-const std::string kSha2 = "2222222222222222222222222222222222222222";
-
-RecordOptions commit(const std::string& sha, std::vector<std::string> parents = {},
-                     int64_t date = 0) {
-  RecordOptions o;
-  o.sha = sha;
-  o.parents = std::move(parents);
-  o.date = date;
-  return o;
-}
-
-/// A fresh store beside the corpus `base` build (skips without a corpus).
-class StoreTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (corpus_build("base").empty() || corpus_build("no_licm").empty() ||
-        corpus_build("noise").empty())
-      GTEST_SKIP() << "no corpus";
-    base_ = load("base");
-    auto s = Store::open(dir_.file("h.db"), true);
-    ASSERT_TRUE(s) << s.status().to_string();
-    store_ = std::make_unique<Store>(std::move(*s));
-  }
-  static build::Build load(const std::string& name) {
-    auto b = build::load_build(corpus_build(name));
-    EXPECT_TRUE(b) << b.status().to_string();
-    return b ? std::move(*b) : build::Build{};
-  }
-  ScratchDir dir_;
-  build::Build base_;
-  std::unique_ptr<Store> store_;
-};
+using testing::commit;
+using testing::kSha1;
+using testing::kSha2;
+using StoreTest = testing::StoreFixture;
 
 TEST(StoreOpenTest, OpenWithoutCreateIsNotFound) {
   ScratchDir dir;
@@ -106,58 +78,6 @@ TEST_F(StoreTest, RecordThenLoadGivesBackEveryStageText) {
       EXPECT_EQ(got.stages[k].path.substr(0, 13), kSha1.substr(0, 12) + ":");
     }
   }
-}
-
-TEST_F(StoreTest, RecordingTheSameCaptureTwiceCostsOnlyACommitRow) {
-  ASSERT_TRUE(store_->record(base_, commit(kSha1)));
-  auto st = store_->record(base_, commit(kSha2, {kSha1}));
-  ASSERT_TRUE(st) << st.status().to_string();
-  EXPECT_EQ(st->new_blobs, 0u);
-  EXPECT_EQ(st->new_variants, 0u);
-  EXPECT_FALSE(st->new_tree);
-  EXPECT_EQ(st->reused_blobs, st->stages);
-  auto stats = store_->stats();
-  ASSERT_TRUE(stats);
-  EXPECT_EQ(stats->commits, 2);
-  EXPECT_EQ(stats->trees, 1);
-  // Re-recording an existing commit with the same capture is a no-op.
-  auto again = store_->record(base_, commit(kSha2, {kSha1}));
-  ASSERT_TRUE(again);
-  EXPECT_TRUE(again->already_recorded);
-  auto parents = store_->parents(kSha2);
-  ASSERT_TRUE(parents);
-  EXPECT_EQ(*parents, std::vector<std::string>{kSha1});
-}
-
-TEST_F(StoreTest, NoiseOnlyChangesShareBlobs) {
-  build::Build n = load("noise");
-  ASSERT_TRUE(store_->record(base_, commit(kSha1)));
-  auto st = store_->record(n, commit(kSha2, {kSha1}));
-  ASSERT_TRUE(st) << st.status().to_string();
-  // Other paths, SSA names and loc tables: the normalized texts are the same.
-  EXPECT_EQ(st->new_blobs, 0u) << "noise build should reuse every blob";
-  EXPECT_EQ(st->warnings.size(), 0u);
-}
-
-TEST_F(StoreTest, ConflictingRecordNeedsReplace) {
-  build::Build o = load("no_licm");
-  ASSERT_TRUE(store_->record(base_, commit(kSha1)));
-  auto bad = store_->record(o, commit(kSha1));
-  ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_NE(bad.status().message().find("--replace"), std::string::npos);
-  RecordOptions r = commit(kSha1);
-  r.replace = true;
-  auto ok = store_->record(o, r);
-  ASSERT_TRUE(ok) << ok.status().to_string();
-  EXPECT_TRUE(ok->replaced);
-  EXPECT_GT(ok->new_blobs, 0u);
-  auto back = store_->load(kSha1);
-  ASSERT_TRUE(back);
-  auto want = build::read_stage(*o.variants[5].stage("ttgir"));
-  auto got = build::read_stage(*back->variants[5].stage("ttgir"));
-  ASSERT_TRUE(want && got);
-  EXPECT_EQ(got->view(), want->view());
 }
 
 TEST_F(StoreTest, ResolvePrefixAndForget) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "ksnap/store/store.h"
 #include "ksnap/support/file.h"
 
 namespace ksnap::store::testing {
@@ -88,6 +89,50 @@ class GitRepo {
 
  private:
   std::string dir_;
+};
+
+}  // namespace ksnap::store::testing
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "ksnap/build/build.h"
+
+namespace ksnap::store::testing {
+
+inline const std::string kSha1(40, '1');
+inline const std::string kSha2(40, '2');
+
+inline RecordOptions commit(const std::string& sha, std::vector<std::string> parents = {},
+                            int64_t date = 0) {
+  RecordOptions o;
+  o.sha = sha;
+  o.parents = std::move(parents);
+  o.date = date;
+  return o;
+}
+
+/// A fresh store beside the corpus `base` build (skips without a corpus).
+class StoreFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (corpus_build("base").empty() || corpus_build("no_licm").empty() ||
+        corpus_build("noise").empty())
+      GTEST_SKIP() << "no corpus";
+    base_ = load("base");
+    auto s = Store::open(dir_.file("h.db"), true);
+    ASSERT_TRUE(s) << s.status().to_string();
+    store_ = std::make_unique<Store>(std::move(*s));
+  }
+  static build::Build load(const std::string& name) {
+    auto b = build::load_build(corpus_build(name));
+    EXPECT_TRUE(b) << b.status().to_string();
+    return b ? std::move(*b) : build::Build{};
+  }
+  ScratchDir dir_;
+  build::Build base_;
+  std::unique_ptr<Store> store_;
 };
 
 }  // namespace ksnap::store::testing
