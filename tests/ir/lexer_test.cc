@@ -193,6 +193,87 @@ TEST(LexerTest, SameBytesDifferByDialect) {
             (std::vector<std::string>{"bare-id:ret", "punct:;", "punct:!", "bare-id:x"}));
 }
 
+TEST(LexerTest, NextLineGivesTheSameTokensAsNext) {
+  std::string text = "%x = tt.load %p : tensor<4xf32> loc(#loc3)\n\n  tt.return\n}";
+  Lexer a(text.c_str(), text.size(), Dialect::kMlir);
+  Lexer b(text.c_str(), text.size(), Dialect::kMlir);
+  std::vector<Token> via_next;
+  for (Token t = a.next(); t.kind != TokenKind::kEof; t = a.next()) via_next.push_back(t);
+  std::vector<Token> via_lines;
+  Token buf[3];  // smaller than a line: next_line must resume
+  size_t lines = 0;
+  while (true) {
+    size_t n = 0;
+    Token end;
+    bool done = b.next_line(buf, 3, &n, &end);
+    via_lines.insert(via_lines.end(), buf, buf + n);
+    if (!done) continue;
+    ++lines;
+    if (end.kind == TokenKind::kEof) break;
+    via_lines.push_back(end);
+  }
+  EXPECT_EQ(lines, 4u);
+  ASSERT_EQ(via_lines.size(), via_next.size());
+  for (size_t i = 0; i < via_next.size(); ++i) {
+    EXPECT_EQ(via_lines[i].kind, via_next[i].kind) << i;
+    EXPECT_EQ(via_lines[i].text, via_next[i].text) << i;
+  }
+}
+
+struct BracketCase {
+  const char* name;
+  Dialect dialect;
+  const char* text;
+  bool ok;
+  size_t error_offset;
+  const char* message_part;
+};
+
+class BracketTest : public ::testing::TestWithParam<BracketCase> {};
+
+TEST_P(BracketTest, PairsUpOrReports) {
+  const BracketCase& c = GetParam();
+  std::string text = c.text;
+  Lexer lx(text.c_str(), text.size(), c.dialect);
+  lx.check_brackets(c.dialect != Dialect::kAmdgcn);
+  Token t;
+  do {
+    t = lx.next();
+  } while (t.kind != TokenKind::kEof && t.kind != TokenKind::kError);
+  EXPECT_EQ(t.kind == TokenKind::kEof, c.ok);
+  if (!c.ok) {
+    EXPECT_EQ(lx.error_offset(), c.error_offset);
+    EXPECT_NE(std::string(lx.error_message()).find(c.message_part), std::string::npos)
+        << lx.error_message();
+    if (std::string(c.message_part).find("never closed") != std::string::npos) {
+      EXPECT_EQ(lx.next().kind, TokenKind::kEof);  // the last word; then the end
+    }
+  }
+}
+
+const BracketCase kBrackets[] = {
+    {"balanced", Dialect::kMlir, "f(%a) {\n  x = [1, <2>] {}\n}", true, 0, ""},
+    {"arrow_and_compare_do_not_count", Dialect::kMlir, "(d0) -> (d0 >= 0) <= x", true, 0, ""},
+    {"strings_and_comments_do_not_count", Dialect::kLlvm, "call \"(\" ; )\n", true, 0, ""},
+    {"assembly_shifts", Dialect::kAmdgcn, ".set x, 1<<4", true, 0, ""},
+    {"never_closed", Dialect::kMlir, "a {\n b (\n", false, 7, "'(' is never closed"},
+    {"wrong_closer", Dialect::kPtx, "{ ( }", false, 4, "opened at line 1:3"},
+    {"nothing_open", Dialect::kLlvm, "ret )", false, 4, "nothing is open"},
+};
+
+INSTANTIATE_TEST_SUITE_P(All, BracketTest, ::testing::ValuesIn(kBrackets),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(LexerTest, BraceDepthAndInnerNewlines) {
+  std::string text = "{ {\n } /* a\nb\nc */ x";
+  Lexer lx(text.c_str(), text.size(), Dialect::kPtx);
+  lx.check_brackets(true);
+  std::vector<uint32_t> depth;
+  for (Token t = lx.next(); t.kind != TokenKind::kEof; t = lx.next()) depth.push_back(lx.brace_depth());
+  EXPECT_EQ(depth, (std::vector<uint32_t>{1, 2, 2, 1, 1, 1, 1}));  // the newline too
+  EXPECT_EQ(lx.inner_newlines(), 2u);
+}
+
 TEST(LexerTest, StageNamesMapToDialects) {
   Dialect d;
   ASSERT_TRUE(dialect_for_stage("ttgir", &d));
