@@ -90,8 +90,10 @@ T require(Expected<T> e, const char* what) {
 
 int main(int argc, char** argv) {
   std::string corpus = argc > 1 ? argv[1] : KSNAP_CORPUS_DIR;
-  if (!fs::exists(corpus + "/base/manifest.json")) corpus = std::string(KSNAP_SOURCE_DIR) + "/examples/corpus";
-  if (!fs::exists(corpus + "/base/manifest.json") || !fs::exists(corpus + "/no_licm/manifest.json")) {
+  if (!fs::exists(corpus + "/base/manifest.json"))
+    corpus = std::string(KSNAP_SOURCE_DIR) + "/examples/corpus";
+  if (!fs::exists(corpus + "/base/manifest.json") ||
+      !fs::exists(corpus + "/no_licm/manifest.json")) {
     std::fprintf(stderr, "store_bench: no corpus (pass its folder)\n");
     return 2;
   }
@@ -136,9 +138,12 @@ int main(int argc, char** argv) {
     auto t0 = std::chrono::steady_clock::now();
     store::RecordStats st = require(s.record(i >= kChangedAt ? changed : base, o), "record");
     double ms = ms_since(t0);
-    if (i == 1) first_ms = ms;
-    else if (i == kChangedAt) changed_ms = ms, changed_stats = st;
-    else unchanged_ms.push_back(ms);
+    if (i == 1)
+      first_ms = ms;
+    else if (i == kChangedAt)
+      changed_ms = ms, changed_stats = st;
+    else
+      unchanged_ms.push_back(ms);
     if (i == 1 || i == kChangedAt - 1 || i == kChangedAt || i == kCommits) {
       s = require(store::Store::open(path), "reopen");  // closes the writer first
       size_after[i] = store_bytes(path);
@@ -187,10 +192,10 @@ int main(int argc, char** argv) {
   const double per_unchanged =
       static_cast<double>((s36 - s1) + (s50 - s37)) / ((kChangedAt - 2) + (kCommits - kChangedAt));
 
-  std::printf("store_bench: %d commits of %zu variants (%llu bytes of IR text per commit), "
-              "commit %d changes one matmul variant (ttgir, llir, ptx from no_licm)\n",
-              kCommits, base.variants.size(), static_cast<unsigned long long>(suite_bytes),
-              kChangedAt);
+  std::printf(
+      "store_bench: %d commits of %zu variants (%llu bytes of IR text per commit), "
+      "commit %d changes one matmul variant (ttgir, llir, ptx from no_licm)\n",
+      kCommits, base.variants.size(), static_cast<unsigned long long>(suite_bytes), kChangedAt);
   std::printf("  store size after commit 1:        %10lld bytes\n", static_cast<long long>(s1));
   std::printf("  store size after commit %d:       %10lld bytes\n", kChangedAt - 1,
               static_cast<long long>(s36));
@@ -198,9 +203,10 @@ int main(int argc, char** argv) {
               static_cast<long long>(s37), static_cast<long long>(s37 - s36));
   std::printf("  store size after commit %d:       %10lld bytes\n", kCommits,
               static_cast<long long>(s50));
-  std::printf("  bytes per unchanged commit:       %10.0f (file growth over 48 commits; "
-              "%.0f bytes of row payload, the rest is SQLite page slack)\n",
-              per_unchanged, row_bytes_per_commit(path, kCommits));
+  std::printf(
+      "  bytes per unchanged commit:       %10.0f (file growth over 48 commits; "
+      "%.0f bytes of row payload, the rest is SQLite page slack)\n",
+      per_unchanged, row_bytes_per_commit(path, kCommits));
   std::printf("  changed kernel's IR:              %10lld bytes compressed (%lld raw, %zu blobs)\n",
               static_cast<long long>(changed_stored), static_cast<long long>(changed_raw),
               changed_stats.new_blobs);
@@ -208,10 +214,10 @@ int main(int argc, char** argv) {
               static_cast<double>(s37 - s36) / static_cast<double>(changed_stored));
   std::printf("  record: first %.1f ms, unchanged median %.1f ms, changed %.1f ms\n", first_ms,
               median_ms, changed_ms);
-  std::printf("  log (all kernels) %.1f ms, log matmul_kernel --stage ttgir %.1f ms, verify %.1f ms "
-              "(%lld blobs), load one commit %.1f ms, diff of two recorded commits %.1f ms\n",
-              log_ms, log_kernel_ms, verify_ms, static_cast<long long>(report.blobs), load_ms,
-              diff_ms);
+  std::printf(
+      "  log (all kernels) %.1f ms, log matmul_kernel --stage ttgir %.1f ms, verify %.1f ms "
+      "(%lld blobs), load one commit %.1f ms, diff of two recorded commits %.1f ms\n",
+      log_ms, log_kernel_ms, verify_ms, static_cast<long long>(report.blobs), load_ms, diff_ms);
   std::printf("  ksnap log lists %zu commit(s):\n", log.size());
   for (const auto& e : log)
     for (const auto& k : e.kernels) std::printf("    %s\n", store::format_log_line(e, k).c_str());
@@ -230,11 +236,13 @@ int main(int argc, char** argv) {
     store::RecordStats st = require(w.record(noise, o), "record noise");
     w = require(store::Store::open(path), "reopen");
     int64_t s51 = store_bytes(path);
-    std::printf("  noise-only commit (other paths, SSA names, loc tables): %zu new blobs, "
-                "%zu new variant records, store +%lld bytes\n",
-                st.new_blobs, st.new_variants, static_cast<long long>(s51 - s50));
+    std::printf(
+        "  noise-only commit (other paths, SSA names, loc tables): %zu new blobs, "
+        "%zu new variant records, store +%lld bytes\n",
+        st.new_blobs, st.new_variants, static_cast<long long>(s51 - s50));
   }
-  std::printf("  check: log finds exactly commit %d, verify ok: %s\n", kChangedAt, ok ? "yes" : "NO");
+  std::printf("  check: log finds exactly commit %d, verify ok: %s\n", kChangedAt,
+              ok ? "yes" : "NO");
   fs::remove_all(tmp);
   return ok ? 0 : 1;
 }

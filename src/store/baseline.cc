@@ -22,7 +22,8 @@ struct Graph {
     return {};
   }
   std::optional<int64_t> date(const std::string& sha) const {
-    if (auto it = recorded.find(sha); it != recorded.end() && it->second.date) return it->second.date;
+    if (auto it = recorded.find(sha); it != recorded.end() && it->second.date)
+      return it->second.date;
     if (auto it = git.find(sha); it != git.end()) return it->second.date;
     return std::nullopt;
   }
@@ -47,9 +48,12 @@ std::string short_sha(const std::string& s) { return s.substr(0, 12); }
 std::string Baseline::describe() const {
   std::string out = "baseline for " + short_sha(for_sha) + ": " + short_sha(baseline.sha);
   if (exact()) {
-    if (from_merge_base) out += ", the merge-base with " + base_ref + " (recorded)";
-    else if (baseline.sha != for_sha) out += ", recorded";
-    else out += " itself (recorded)";
+    if (from_merge_base)
+      out += ", the merge-base with " + base_ref + " (recorded)";
+    else if (baseline.sha != for_sha)
+      out += ", recorded";
+    else
+      out += " itself (recorded)";
     return out;
   }
   out += ", the nearest recorded ancestor of ";

@@ -22,16 +22,13 @@ Expected<std::string> decompress(std::string_view frame, size_t expected_size,
     return make_error(ErrorCode::kCorrupt, what + ": not a zstd frame");
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != expected_size)
     return make_error(ErrorCode::kCorrupt, what + ": frame holds " + std::to_string(declared) +
-                                               " bytes, expected " +
-                                               std::to_string(expected_size));
+                                               " bytes, expected " + std::to_string(expected_size));
   std::string out(expected_size, '\0');
   size_t n = ZSTD_decompress(out.data(), out.size(), frame.data(), frame.size());
-  if (ZSTD_isError(n))
-    return make_error(ErrorCode::kCorrupt, what + ": " + ZSTD_getErrorName(n));
+  if (ZSTD_isError(n)) return make_error(ErrorCode::kCorrupt, what + ": " + ZSTD_getErrorName(n));
   if (n != expected_size)
     return make_error(ErrorCode::kCorrupt, what + ": decompressed to " + std::to_string(n) +
-                                               " bytes, expected " +
-                                               std::to_string(expected_size));
+                                               " bytes, expected " + std::to_string(expected_size));
   return out;
 }
 

@@ -40,8 +40,9 @@ bool expect(const std::string& s, size_t* i, char c) {
 
 Expected<int64_t> parse_date(const std::string& text) {
   auto bad = [&]() {
-    return make_error(ErrorCode::kInvalidArgument,
-                      "'" + text + "' is not a date (Unix seconds or YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])");
+    return make_error(
+        ErrorCode::kInvalidArgument,
+        "'" + text + "' is not a date (Unix seconds or YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])");
   };
   if (text.empty()) return bad();
   bool all_digits = true;

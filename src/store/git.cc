@@ -99,9 +99,8 @@ bool is_repository(const std::string& repo) {
 }
 
 Expected<std::string> rev_parse(const std::string& repo, const std::string& rev) {
-  KSNAP_ASSIGN_OR_RETURN(std::string out,
-                         run(repo, {"rev-parse", "--verify", "--quiet", "--end-of-options",
-                                    rev + "^{commit}"}));
+  KSNAP_ASSIGN_OR_RETURN(std::string out, run(repo, {"rev-parse", "--verify", "--quiet",
+                                                     "--end-of-options", rev + "^{commit}"}));
   return trim(out);
 }
 
@@ -151,7 +150,8 @@ Expected<std::vector<Commit>> parse_log(const std::string& text) {
     }
     f.push_back(line.substr(start));
     auto bad = [&](const std::string& why) {
-      return make_error(ErrorCode::kParseError, "git log output: " + why, {"<git log>", line_no, 0});
+      return make_error(ErrorCode::kParseError, "git log output: " + why,
+                        {"<git log>", line_no, 0});
     };
     if (f.size() != 4) return bad("expected 4 tab-separated fields");
     if (f[0].size() < 40) return bad("'" + f[0] + "' is not a commit id");

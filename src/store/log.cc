@@ -75,9 +75,10 @@ std::vector<KernelChange> compare(const std::vector<StoredVariant>& parent,
   for (auto& [kernel, k] : out) {
     for (const auto& [id, v] : cm) k.variants_total += v->meta.kernel == kernel;
     for (const auto& [stage, n] : stage_counts[kernel]) k.stages.push_back({stage, n, 0, 0});
-    std::stable_sort(k.stages.begin(), k.stages.end(), [](const StageChange& a, const StageChange& b) {
-      return build::stage_rank(a.stage) < build::stage_rank(b.stage);
-    });
+    std::stable_sort(k.stages.begin(), k.stages.end(),
+                     [](const StageChange& a, const StageChange& b) {
+                       return build::stage_rank(a.stage) < build::stage_rank(b.stage);
+                     });
     result.push_back(std::move(k));
   }
   return result;

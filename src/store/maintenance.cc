@@ -120,11 +120,11 @@ Expected<VerifyReport> verify(Store& store) {
   }
   std::set<std::string> tree_ids;
   {
-    KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare(
-                                       "SELECT id, name, triton_version, arch, format_version "
-                                       "FROM trees"));
-    KSNAP_ASSIGN_OR_RETURN(Stmt tv,
-                           db.prepare("SELECT variant FROM tree_variants WHERE tree=? ORDER BY idx"));
+    KSNAP_ASSIGN_OR_RETURN(Stmt q,
+                           db.prepare("SELECT id, name, triton_version, arch, format_version "
+                                      "FROM trees"));
+    KSNAP_ASSIGN_OR_RETURN(
+        Stmt tv, db.prepare("SELECT variant FROM tree_variants WHERE tree=? ORDER BY idx"));
     for (;;) {
       KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
       if (!row) break;
@@ -141,8 +141,8 @@ Expected<VerifyReport> verify(Store& store) {
         if (!variant_ids.count(vids.back()))
           r.problems.push_back("tree " + id + " names missing variant record " + vids.back());
       }
-      std::string text = tree_text(q.text(1), q.text(2), q.text(3),
-                                   static_cast<int>(q.integer(4)), vids);
+      std::string text =
+          tree_text(q.text(1), q.text(2), q.text(3), static_cast<int>(q.integer(4)), vids);
       if (content_id(text) != id)
         r.problems.push_back("tree " + id + ": content hash differs from its id");
     }
@@ -167,21 +167,22 @@ Expected<GcReport> gc(Store& store, bool vacuum) {
   g.file_bytes_before = before.file_bytes;
   {
     KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, true));
-    KSNAP_RETURN_IF_ERROR(db.exec(
-        "DELETE FROM tree_variants WHERE tree NOT IN (SELECT tree FROM commits);"
-        "DELETE FROM trees WHERE id NOT IN (SELECT tree FROM commits);"));
+    KSNAP_RETURN_IF_ERROR(
+        db.exec("DELETE FROM tree_variants WHERE tree NOT IN (SELECT tree FROM commits);"
+                "DELETE FROM trees WHERE id NOT IN (SELECT tree FROM commits);"));
     KSNAP_ASSIGN_OR_RETURN(g.trees, db.query_int("SELECT changes()"));
     KSNAP_RETURN_IF_ERROR(db.exec(
         "DELETE FROM variant_blobs WHERE variant NOT IN (SELECT variant FROM tree_variants);"
         "DELETE FROM variants WHERE id NOT IN (SELECT variant FROM tree_variants);"));
     KSNAP_ASSIGN_OR_RETURN(g.variants, db.query_int("SELECT changes()"));
-    KSNAP_ASSIGN_OR_RETURN(
-        g.blob_bytes,
-        db.query_int("SELECT coalesce(sum(length(data)), 0) FROM blobs "
-                     "WHERE id NOT IN (SELECT blob FROM variant_blobs)"));
-    KSNAP_RETURN_IF_ERROR(db.exec("DELETE FROM blobs WHERE id NOT IN (SELECT blob FROM variant_blobs)"));
+    KSNAP_ASSIGN_OR_RETURN(g.blob_bytes,
+                           db.query_int("SELECT coalesce(sum(length(data)), 0) FROM blobs "
+                                        "WHERE id NOT IN (SELECT blob FROM variant_blobs)"));
+    KSNAP_RETURN_IF_ERROR(
+        db.exec("DELETE FROM blobs WHERE id NOT IN (SELECT blob FROM variant_blobs)"));
     KSNAP_ASSIGN_OR_RETURN(g.blobs, db.query_int("SELECT changes()"));
-    KSNAP_RETURN_IF_ERROR(db.exec("DELETE FROM raw_index WHERE blob NOT IN (SELECT id FROM blobs)"));
+    KSNAP_RETURN_IF_ERROR(
+        db.exec("DELETE FROM raw_index WHERE blob NOT IN (SELECT id FROM blobs)"));
     KSNAP_RETURN_IF_ERROR(t.commit());
   }
   if (vacuum) KSNAP_RETURN_IF_ERROR(db.exec("VACUUM"));

@@ -40,8 +40,8 @@ std::string capture_path(const build::Build& b, const build::Variant& v,
                          const build::StageFile& f) {
   std::string root = b.root;
   while (!root.empty() && root.back() == '/') root.pop_back();
-  if (!root.empty() && f.path.size() > root.size() + 1 && f.path.compare(0, root.size(), root) == 0 &&
-      f.path[root.size()] == '/')
+  if (!root.empty() && f.path.size() > root.size() + 1 &&
+      f.path.compare(0, root.size(), root) == 0 && f.path[root.size()] == '/')
     return f.path.substr(root.size() + 1);
   // Stage files of a build loaded from the store are spelled "<sha12>:<path>".
   size_t colon = f.path.find(':');
@@ -72,9 +72,9 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
   RecordStats st;
 
   // 1. Outside any write lock: read, hash, normalize and compress what is new.
-  std::map<std::string, NewBlob> new_blobs;           // blob id -> blob
-  std::map<std::string, std::string> new_raw_index;   // raw hash -> blob id
-  std::map<std::string, NewVariant> new_variants;     // record id -> record
+  std::map<std::string, NewBlob> new_blobs;          // blob id -> blob
+  std::map<std::string, std::string> new_raw_index;  // raw hash -> blob id
+  std::map<std::string, NewVariant> new_variants;    // record id -> record
   std::vector<std::string> variant_ids;
   for (const build::Variant& v : b.variants) {
     std::vector<StoredStage> stages;
@@ -151,9 +151,9 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
     st.replaced = true;
   }
   {
-    KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare(
-                                       "INSERT OR IGNORE INTO blobs(id, raw_hash, raw_size, data) "
-                                       "VALUES(?, ?, ?, ?)"));
+    KSNAP_ASSIGN_OR_RETURN(Stmt q,
+                           db.prepare("INSERT OR IGNORE INTO blobs(id, raw_hash, raw_size, data) "
+                                      "VALUES(?, ?, ?, ?)"));
     for (const auto& [id, nb] : new_blobs)
       KSNAP_RETURN_IF_ERROR(q.run_with(id, nb.raw_hash, nb.raw_size, Blob{nb.data}));
   }
@@ -167,7 +167,8 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
                            db.prepare("INSERT OR IGNORE INTO variant_blobs VALUES(?, ?, ?)"));
     for (const auto& [rid, nv] : new_variants) {
       KSNAP_RETURN_IF_ERROR(q.run_with(rid, nv.kernel, nv.size, Blob{nv.data}));
-      for (const StoredStage& s : nv.stages) KSNAP_RETURN_IF_ERROR(vb.run_with(rid, s.stage, s.blob));
+      for (const StoredStage& s : nv.stages)
+        KSNAP_RETURN_IF_ERROR(vb.run_with(rid, s.stage, s.blob));
     }
   }
   KSNAP_ASSIGN_OR_RETURN(bool have_tree, exists(db, "SELECT 1 FROM trees WHERE id=?", tree_id));
@@ -181,9 +182,9 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
       KSNAP_RETURN_IF_ERROR(tv.run_with(tree_id, static_cast<int64_t>(i), variant_ids[i]));
   }
   {
-    KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare(
-                                       "INSERT INTO commits(sha, tree, date, recorded_at, subject) "
-                                       "VALUES(?, ?, ?, ?, ?)"));
+    KSNAP_ASSIGN_OR_RETURN(Stmt q,
+                           db.prepare("INSERT INTO commits(sha, tree, date, recorded_at, subject) "
+                                      "VALUES(?, ?, ?, ?, ?)"));
     KSNAP_RETURN_IF_ERROR(
         q.run_with(o.sha, tree_id, o.date, static_cast<int64_t>(std::time(nullptr)), o.subject));
     KSNAP_ASSIGN_OR_RETURN(Stmt p, db.prepare("INSERT INTO parents VALUES(?, ?, ?)"));

@@ -1,6 +1,5 @@
 #include "ksnap/store/resolve.h"
 
-
 #include "ksnap/store/git.h"
 #include "ksnap/store/store.h"
 
@@ -36,8 +35,10 @@ Expected<std::string> resolve_commit(const std::string& arg, const std::string& 
   auto s = Store::open(store_path);
   if (!s)
     return make_error(s.status().code(),
-                      "'" + arg + "' is not a build folder, and there is no history store to "
-                      "look it up in (" + s.status().message() + ")",
+                      "'" + arg +
+                          "' is not a build folder, and there is no history store to "
+                          "look it up in (" +
+                          s.status().message() + ")",
                       s.status().location());
   return lookup(*s, arg, repo);
 }

@@ -52,8 +52,8 @@ CREATE INDEX IF NOT EXISTS parents_parent ON parents(parent);
 }  // namespace
 
 Status ensure_schema(Db& db) {
-  auto has_meta = db.query_int(
-      "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+  auto has_meta =
+      db.query_int("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
   if (!has_meta) return has_meta.status();
   if (*has_meta == 0) {
     // Decide inside a write transaction, so that two processes creating the
@@ -61,8 +61,8 @@ Status ensure_schema(Db& db) {
     KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, true));
     auto tables = db.query_int("SELECT count(*) FROM sqlite_master WHERE type='table'");
     if (!tables) return tables.status();
-    auto meta_now = db.query_int(
-        "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+    auto meta_now =
+        db.query_int("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
     if (!meta_now) return meta_now.status();
     if (*tables != 0 && *meta_now == 0)
       return make_error(ErrorCode::kCorrupt,

@@ -11,17 +11,21 @@ namespace ksnap::store {
 ErrorCode error_code_for_sqlite(int rc) {
   switch (rc & 0xff) {
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB: return ErrorCode::kCorrupt;
+    case SQLITE_NOTADB:
+      return ErrorCode::kCorrupt;
     case SQLITE_CANTOPEN:
     case SQLITE_IOERR:
     case SQLITE_FULL:
     case SQLITE_READONLY:
     case SQLITE_PERM:
     case SQLITE_BUSY:
-    case SQLITE_LOCKED: return ErrorCode::kIoError;
+    case SQLITE_LOCKED:
+      return ErrorCode::kIoError;
     case SQLITE_CONSTRAINT:
-    case SQLITE_MISMATCH: return ErrorCode::kCorrupt;
-    default: return ErrorCode::kInternal;
+    case SQLITE_MISMATCH:
+      return ErrorCode::kCorrupt;
+    default:
+      return ErrorCode::kInternal;
   }
 }
 
@@ -115,8 +119,9 @@ Expected<Db> Db::open(const std::string& path, bool create) {
   // WAL: readers see the last committed state while a record is writing; a
   // killed writer leaves an uncommitted WAL tail that the next open ignores.
   // synchronous=FULL makes every committed record durable across power loss.
-  KSNAP_RETURN_IF_ERROR(db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
-                                "PRAGMA foreign_keys=OFF;"));
+  KSNAP_RETURN_IF_ERROR(
+      db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
+              "PRAGMA foreign_keys=OFF;"));
   return db;
 }
 

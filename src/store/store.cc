@@ -32,8 +32,8 @@ std::string default_store_path() {
 
 bool looks_like_sha(const std::string& s) {
   return s.size() >= 4 && s.size() <= 64 && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-  });
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+         });
 }
 
 std::string blob_id_for(const std::string& stage, const TextBuffer& text, std::string* warning) {
@@ -126,8 +126,8 @@ Expected<std::string> Store::resolve_prefix(const std::string& prefix) {
   std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) {
     return static_cast<char>(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c);
   });
-  KSNAP_ASSIGN_OR_RETURN(Stmt q, impl_->db.prepare(
-                                     "SELECT sha FROM commits WHERE substr(sha, 1, ?) = ? LIMIT 2"));
+  KSNAP_ASSIGN_OR_RETURN(
+      Stmt q, impl_->db.prepare("SELECT sha FROM commits WHERE substr(sha, 1, ?) = ? LIMIT 2"));
   q.bind(1, static_cast<int64_t>(lower.size()));
   q.bind(2, lower);
   std::vector<std::string> hits;
@@ -140,10 +140,10 @@ Expected<std::string> Store::resolve_prefix(const std::string& prefix) {
     return make_error(ErrorCode::kNotFound, "commit " + prefix + " is not recorded",
                       {impl_->path, 0, 0});
   if (hits.size() > 1)
-    return make_error(ErrorCode::kInvalidArgument,
-                      "commit prefix " + prefix + " is ambiguous (" + hits[0] + ", " + hits[1] +
-                          ", ...)",
-                      {impl_->path, 0, 0});
+    return make_error(
+        ErrorCode::kInvalidArgument,
+        "commit prefix " + prefix + " is ambiguous (" + hits[0] + ", " + hits[1] + ", ...)",
+        {impl_->path, 0, 0});
   return hits[0];
 }
 
@@ -178,11 +178,10 @@ Expected<std::vector<std::string>> Store::parents(const std::string& sha) {
 Expected<std::vector<StoredVariant>> Store::variants(const std::string& sha) {
   Db& db = impl_->db;
   KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, false));
-  KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare(
-                                     "SELECT v.id, v.size, v.data FROM commits c "
-                                     "JOIN tree_variants tv ON tv.tree = c.tree "
-                                     "LEFT JOIN variants v ON v.id = tv.variant "
-                                     "WHERE c.sha = ? ORDER BY tv.idx"));
+  KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("SELECT v.id, v.size, v.data FROM commits c "
+                                            "JOIN tree_variants tv ON tv.tree = c.tree "
+                                            "LEFT JOIN variants v ON v.id = tv.variant "
+                                            "WHERE c.sha = ? ORDER BY tv.idx"));
   q.bind(1, sha);
   std::vector<StoredVariant> out;
   for (;;) {
@@ -214,8 +213,7 @@ Expected<std::string> Store::blob_text(const std::string& blob_id) {
   q.bind(1, blob_id);
   KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
   if (!row)
-    return make_error(ErrorCode::kCorrupt, "blob " + blob_id + " is missing",
-                      {impl_->path, 0, 0});
+    return make_error(ErrorCode::kCorrupt, "blob " + blob_id + " is missing", {impl_->path, 0, 0});
   auto text = decompress(q.blob(1), static_cast<size_t>(q.integer(0)), "blob " + blob_id);
   if (!text) return text.status().with_file(impl_->path);
   return text;
@@ -226,8 +224,7 @@ Expected<int64_t> Store::blob_stored_size(const std::string& blob_id) {
   q.bind(1, blob_id);
   KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
   if (!row)
-    return make_error(ErrorCode::kNotFound, "blob " + blob_id + " is missing",
-                      {impl_->path, 0, 0});
+    return make_error(ErrorCode::kNotFound, "blob " + blob_id + " is missing", {impl_->path, 0, 0});
   return q.integer(0);
 }
 
@@ -236,9 +233,9 @@ Expected<build::Build> Store::load(const std::string& sha, const LoadOptions& o)
   // One read transaction: the tree, its records and blobs come from one snapshot
   // even while another process records.
   KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, false));
-  KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare(
-                                     "SELECT t.name, t.triton_version, t.arch, t.format_version "
-                                     "FROM commits c JOIN trees t ON t.id = c.tree WHERE c.sha=?"));
+  KSNAP_ASSIGN_OR_RETURN(Stmt q,
+                         db.prepare("SELECT t.name, t.triton_version, t.arch, t.format_version "
+                                    "FROM commits c JOIN trees t ON t.id = c.tree WHERE c.sha=?"));
   q.bind(1, sha);
   KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
   if (!row) {
@@ -302,7 +299,8 @@ Expected<StoreStats> Store::stats() {
     KSNAP_ASSIGN_OR_RETURN(s.trees, db.query_int("SELECT count(*) FROM trees"));
     KSNAP_ASSIGN_OR_RETURN(s.variants, db.query_int("SELECT count(*) FROM variants"));
     KSNAP_ASSIGN_OR_RETURN(s.blobs, db.query_int("SELECT count(*) FROM blobs"));
-    KSNAP_ASSIGN_OR_RETURN(s.raw_bytes, db.query_int("SELECT coalesce(sum(raw_size), 0) FROM blobs"));
+    KSNAP_ASSIGN_OR_RETURN(s.raw_bytes,
+                           db.query_int("SELECT coalesce(sum(raw_size), 0) FROM blobs"));
     KSNAP_ASSIGN_OR_RETURN(s.stored_bytes,
                            db.query_int("SELECT coalesce(sum(length(data)), 0) FROM blobs"));
     KSNAP_ASSIGN_OR_RETURN(int64_t pages, db.query_int("PRAGMA page_count"));

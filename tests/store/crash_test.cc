@@ -115,9 +115,9 @@ TEST(CrashTest, KilledRecordNeverCorruptsTheStore) {
   int status = 0;
   ::waitpid(probe, &status, 0);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "probe child failed";
-  auto full_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                     std::chrono::steady_clock::now() - t0)
-                     .count();
+  auto full_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
 
   std::mt19937 rng(20241201);
   const int rounds = 40;

@@ -68,7 +68,6 @@ TEST_F(RecordTest, ConflictingRecordNeedsReplace) {
   EXPECT_EQ(got->view(), want->view());
 }
 
-
 TEST_F(RecordTest, UnlexableStagesAreStoredByRawHashWithAWarning) {
   build::Build b = base_;
   const std::string text = "not IR in any dialect ksnap knows\n";

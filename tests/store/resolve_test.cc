@@ -31,7 +31,7 @@ TEST_F(ResolveTest, FoldersCommitsAndGitRevisions) {
   const Case cases[] = {
       {c1, ErrorCode::kOk, ""},
       {c1.substr(0, 7), ErrorCode::kOk, ""},
-      {"HEAD~1", ErrorCode::kOk, ""},                       // git resolves it to c1
+      {"HEAD~1", ErrorCode::kOk, ""},                           // git resolves it to c1
       {"main", ErrorCode::kNotFound, "which is not recorded"},  // c2
       {c2.substr(0, 10), ErrorCode::kNotFound, "which is not recorded"},
       {"nonsense", ErrorCode::kNotFound, "neither a build folder nor a commit"},

@@ -16,7 +16,8 @@ TEST(SchemaTest, FreshStoreGetsEveryTableAndTheVersion) {
   ASSERT_TRUE(db);
   for (const char* t : {"meta", "blobs", "raw_index", "variants", "variant_blobs", "trees",
                         "tree_variants", "commits", "parents"}) {
-    auto n = db->query_int(std::string("SELECT count(*) FROM sqlite_master WHERE name='") + t + "'");
+    auto n =
+        db->query_int(std::string("SELECT count(*) FROM sqlite_master WHERE name='") + t + "'");
     ASSERT_TRUE(n);
     EXPECT_EQ(*n, 1) << t;
   }

@@ -95,7 +95,7 @@ TEST_F(StoreTest, ResolvePrefixAndForget) {
       {"ABCD0000000000000000000000000000000000001", ErrorCode::kNotFound, ""},
       {"abcd000000000000000000000000000000000001", ErrorCode::kOk, a},
       {"ABCD00000000000000000000000000000000000", ErrorCode::kInvalidArgument, ""},
-      {"abc", ErrorCode::kInvalidArgument, ""},  // too short
+      {"abc", ErrorCode::kInvalidArgument, ""},   // too short
       {"main", ErrorCode::kInvalidArgument, ""},  // not hex
       {"ffff", ErrorCode::kNotFound, ""},
   };
@@ -143,15 +143,18 @@ TEST_F(StoreTest, LoadFiltersKernelsAndStages) {
 
 TEST(StoreOpenTest, BlobIdsFollowNormalizedText) {
   // Same IR spelled with other SSA names and locations: one id; a real change: another.
-  TextBuffer a("a.ttir",
-               "module {\n  tt.func public @k(%arg0: i32) {\n    %c1 = arith.constant 1 : i32 "
-               "loc(#loc1)\n    %x = arith.addi %arg0, %c1 : i32 loc(#loc2)\n    tt.return\n  }\n}\n");
-  TextBuffer b("b.ttir",
-               "module {\n  tt.func public @k(%arg0: i32) {\n    %one = arith.constant 1 : i32 "
-               "loc(#loc7)\n    %y = arith.addi %arg0, %one : i32 loc(#loc9)\n    tt.return\n  }\n}\n");
-  TextBuffer c("c.ttir",
-               "module {\n  tt.func public @k(%arg0: i32) {\n    %c1 = arith.constant 2 : i32 "
-               "loc(#loc1)\n    %x = arith.addi %arg0, %c1 : i32 loc(#loc2)\n    tt.return\n  }\n}\n");
+  TextBuffer a(
+      "a.ttir",
+      "module {\n  tt.func public @k(%arg0: i32) {\n    %c1 = arith.constant 1 : i32 "
+      "loc(#loc1)\n    %x = arith.addi %arg0, %c1 : i32 loc(#loc2)\n    tt.return\n  }\n}\n");
+  TextBuffer b(
+      "b.ttir",
+      "module {\n  tt.func public @k(%arg0: i32) {\n    %one = arith.constant 1 : i32 "
+      "loc(#loc7)\n    %y = arith.addi %arg0, %one : i32 loc(#loc9)\n    tt.return\n  }\n}\n");
+  TextBuffer c(
+      "c.ttir",
+      "module {\n  tt.func public @k(%arg0: i32) {\n    %c1 = arith.constant 2 : i32 "
+      "loc(#loc1)\n    %x = arith.addi %arg0, %c1 : i32 loc(#loc2)\n    tt.return\n  }\n}\n");
   std::string w;
   std::string ia = blob_id_for("ttir", a, &w);
   EXPECT_TRUE(w.empty()) << w;

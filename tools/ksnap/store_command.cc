@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
@@ -35,15 +34,15 @@ std::string human_bytes(int64_t n) {
 
 /// Commit ids are stored as git prints them: lowercase hex.
 bool is_lower_sha(const std::string& s) {
-  return store::looks_like_sha(s) &&
-         s.find_first_of("ABCDEF") == std::string::npos;
+  return store::looks_like_sha(s) && s.find_first_of("ABCDEF") == std::string::npos;
 }
 
 struct StoreFlags {
   std::string store = store::default_store_path();
   std::string repo = ".";
   void add(CLI::App* c, bool with_repo = true) {
-    c->add_option("--store", store, "History store file (default $KSNAP_STORE or .ksnap/history.db)");
+    c->add_option("--store", store,
+                  "History store file (default $KSNAP_STORE or .ksnap/history.db)");
     if (with_repo)
       c->add_option("--repo", repo, "Git work tree to ask about commits (default: .; '' = none)");
   }
@@ -80,9 +79,10 @@ int run_record(const RecordArgs& a) {
   }
   if (o.sha.empty()) {
     if (!is_lower_sha(a.commit))
-      return report_error(make_error(
-          ErrorCode::kInvalidArgument,
-          "--commit '" + a.commit + "' is not a commit id (lowercase hex) and git does not know it"));
+      return report_error(
+          make_error(ErrorCode::kInvalidArgument,
+                     "--commit '" + a.commit +
+                         "' is not a commit id (lowercase hex) and git does not know it"));
     o.sha = a.commit;
   }
   for (const std::string& p : o.parents)
@@ -103,7 +103,9 @@ int run_record(const RecordArgs& a) {
   for (const std::string& w : st->warnings) std::cerr << "ksnap: warning: " << w << "\n";
   if (a.quiet) return kExitOk;
   auto stats = s->stats();
-  std::cout << (st->already_recorded ? "already recorded " : st->replaced ? "re-recorded " : "recorded ")
+  std::cout << (st->already_recorded ? "already recorded "
+                : st->replaced       ? "re-recorded "
+                                     : "recorded ")
             << o.sha.substr(0, 12) << ": " << st->variants << " variants, " << st->stages
             << " stages; " << st->new_blobs << " new blobs (" << human_bytes(st->new_blob_bytes)
             << " compressed from " << human_bytes(st->new_raw_bytes) << "), " << st->reused_blobs
@@ -304,7 +306,8 @@ void register_store_commands(CLI::App& app, Context& ctx) {
   auto ba = std::make_shared<BaselineArgs>();
   CLI::App* b = app.add_subcommand("baseline", "Find the recorded baseline of a commit or PR");
   b->add_option("--for", ba->for_rev, "The PR head (commit id or revision)")->required();
-  b->add_option("--base-ref", ba->base_ref, "Start from the merge-base with this ref (origin/main)");
+  b->add_option("--base-ref", ba->base_ref,
+                "Start from the merge-base with this ref (origin/main)");
   b->add_flag("--ancestor-only", ba->exclude_self,
               "Skip the start commit itself (compare a main commit with its predecessor)");
   b->add_option("--format,-f", ba->format, "text (default), json, sha")

@@ -20,9 +20,9 @@
 namespace ksnap::store {
 
 struct BaselineQuery {
-  std::string for_rev;   ///< The PR head: a sha, unique prefix, or any git revision.
-  std::string base_ref;  ///< When set, start from merge-base(for_rev, base_ref).
-  std::string repo = ".";  ///< Git work tree to ask; "" = never run git.
+  std::string for_rev;       ///< The PR head: a sha, unique prefix, or any git revision.
+  std::string base_ref;      ///< When set, start from merge-base(for_rev, base_ref).
+  std::string repo = ".";    ///< Git work tree to ask; "" = never run git.
   size_t max_walk = 100000;  ///< Commits of history considered at most.
   /// Skip the start commit itself: the nearest recorded *proper* ancestor
   /// (what a push to main is compared with).
@@ -34,8 +34,8 @@ struct Baseline {
   std::string start_sha;         ///< Where the search began: the merge-base, else for_sha.
   bool from_merge_base = false;  ///< start_sha is a merge-base with base_ref.
   std::string base_ref;
-  CommitInfo baseline;           ///< The recorded commit chosen.
-  int64_t hops = 0;              ///< Parent links from start_sha to it (0 = start is recorded).
+  CommitInfo baseline;  ///< The recorded commit chosen.
+  int64_t hops = 0;     ///< Parent links from start_sha to it (0 = start is recorded).
   /// Commits in start's history that are not in the baseline's (0 = exact).
   int64_t commits_behind = 0;
   std::optional<double> days_behind;  ///< date(start) - date(baseline), when both known.

@@ -1,15 +1,17 @@
 // `ksnap log`: the recorded commits where a kernel's normalized IR changed.
 //
-// Worked example. Commits c1..c50 are recorded along main; c37 replaced
-// matmul_kernel's TTGIR/LLIR/PTX of one variant. Walking first parents from
-// c50, each pair (parent, child) is compared by blob id — equal ids mean equal
-// normalized text, so 49 of the 50 comparisons touch no IR at all. Only
-// (c36, c37) differs; for it the diff engine runs on matmul_kernel alone:
+// Worked example (bench/store_bench.cc). Commits c1..c50 are recorded along
+// main; c37 took one matmul variant's TTGIR/LLIR/PTX from a pipeline without
+// LICM. Walking first parents from c50, each pair (parent, child) is compared
+// by blob id; equal ids mean equal normalized text, so 48 of the 49
+// comparisons read no IR at all. Only (c36, c37) differs; for it the diff
+// engine runs on matmul_kernel alone:
 //   kernel_log(store, {.kernel = "matmul_kernel"})
-//     -> one LogEntry: c37 vs c36, matmul_kernel, 1 of 8 variants,
-//        stages ttgir +5 -7, llir +30 -28, ptx +41 -39
-// and format_log_line() prints
-//   37373737373a 2026-11-30 matmul_kernel {"BLOCK_SIZE_K": 32, ...} {"num_warps": 4}: ttgir +5 -7, llir +30 -28, ptx +41 -39  Disable LICM
+//     -> one LogEntry: c37 vs c36, matmul_kernel, 1 of 8 variants changed,
+//        stages ttgir +2 -2, llir +1 -1, ptx +1 -1
+// and format_log_line() prints one line (wrapped here):
+//   5eed00250000 2024-12-02 matmul_kernel {"BLOCK_SIZE_K": 64, ...} {"num_stages": 3,
+//   "num_warps": 8}: ttgir +2 -2, llir +1 -1, ptx +1 -1  matmul: pipeline without LICM
 #pragma once
 
 #include <cstdint>
@@ -38,10 +40,10 @@ struct StageChange {
 
 struct KernelChange {
   std::string kernel;
-  size_t variants_total = 0;              ///< The kernel's variants in the child commit.
-  std::vector<std::string> changed;       ///< Variant ids changed (incl. added/removed).
-  size_t added = 0, removed = 0;          ///< Variants only in child / only in parent.
-  std::vector<StageChange> stages;        ///< Pipeline order.
+  size_t variants_total = 0;         ///< The kernel's variants in the child commit.
+  std::vector<std::string> changed;  ///< Variant ids changed (incl. added/removed).
+  size_t added = 0, removed = 0;     ///< Variants only in child / only in parent.
+  std::vector<StageChange> stages;   ///< Pipeline order.
 };
 
 struct LogEntry {

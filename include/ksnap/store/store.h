@@ -81,13 +81,13 @@ struct RecordStats {
   bool already_recorded = false;  ///< The same capture was there: nothing written.
   bool replaced = false;
   size_t variants = 0, stages = 0;
-  size_t new_blobs = 0;       ///< Blobs written by this record.
-  size_t reused_blobs = 0;    ///< Stages that needed no new blob (stages - new_blobs).
-  size_t new_variants = 0;    ///< Variant records written.
+  size_t new_blobs = 0;     ///< Blobs written by this record.
+  size_t reused_blobs = 0;  ///< Stages that needed no new blob (stages - new_blobs).
+  size_t new_variants = 0;  ///< Variant records written.
   bool new_tree = false;
-  uint64_t input_bytes = 0;       ///< Text bytes read from the capture.
-  uint64_t new_blob_bytes = 0;    ///< Compressed bytes of the new blobs.
-  uint64_t new_raw_bytes = 0;     ///< Uncompressed bytes of the new blobs.
+  uint64_t input_bytes = 0;     ///< Text bytes read from the capture.
+  uint64_t new_blob_bytes = 0;  ///< Compressed bytes of the new blobs.
+  uint64_t new_raw_bytes = 0;   ///< Uncompressed bytes of the new blobs.
   /// Stages stored by raw hash because they could not be normalized, etc.
   std::vector<std::string> warnings;
 };
