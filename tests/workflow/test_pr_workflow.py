@@ -77,7 +77,13 @@ def test_pr_report_end_to_end(ksnap, corpus, repo, gh, tmp_path):
     p1 = repo.commit("P1: rename locals")
     repo.git("checkout", "-q", "main")
     m3 = repo.commit("M3: pipeline without LICM")  # main moves on after the PR branched
-    f.record(m3, "no_licm")
+    push_summary = tmp_path / "push_summary.md"
+    r = run_script(repo.path, f.env, ksnap, "record", "--store", STORE, "--capture",
+                   f.capture("no_licm"), "--sha", m3, "--summary", str(push_summary))
+    assert r.returncode == 0, r.stderr
+    text = push_summary.read_text()
+    assert f"compared with the previous recorded commit `{m2[:12]}`" in text
+    assert "kernel-stages changed" in text
     gh.set({"comments": [{"id": 7, "body": "LGTM"}], "labels": ["bug"], "next_id": 1000})
 
     # Push 1: only cosmetic changes. Baseline = merge-base M2, not the newer M3.

@@ -227,7 +227,26 @@ def record(args: argparse.Namespace) -> int:
     if r.returncode != 0:
         print(f"::error::ksnap record failed: {r.stderr.strip()}", flush=True)
         return 1
+    summary = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as f:
+            f.write(main_summary(args))
     return 0
+
+
+def main_summary(args: argparse.Namespace) -> str:
+    """Markdown for a push: what this commit changed against the previous recorded one."""
+    b = run([ksnap_bin(args), "baseline", "--store", args.store, "--for", args.sha,
+             "--ancestor-only", "--format", "json"])
+    if b.returncode != 0:
+        return f"Recorded `{args.sha[:12]}`: the first recorded commit, nothing to compare with.\n"
+    base = json.loads(b.stdout)
+    d = run([ksnap_bin(args), "diff", "--store", args.store, base["baseline"], args.sha,
+             "--format", "markdown", "--no-diffs"])
+    if d.returncode != 0:
+        return f"Recorded `{args.sha[:12]}`; comparing it failed: {d.stderr.strip()}\n"
+    return f"Recorded `{args.sha[:12]}`, compared with the previous recorded commit " \
+           f"`{base['baseline'][:12]}`.\n\n{d.stdout}"
 
 
 # ----------------------------------------------------------------- report
@@ -325,6 +344,7 @@ def parser() -> argparse.ArgumentParser:
     store_args(c)
     c.add_argument("--capture", required=True)
     c.add_argument("--sha", required=True)
+    c.add_argument("--summary", help="append what changed here (default $GITHUB_STEP_SUMMARY)")
     c = sub.add_parser("report")
     store_args(c)
     c.add_argument("--capture", required=True)
