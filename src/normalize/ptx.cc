@@ -72,6 +72,7 @@ class PtxHandler : public DialectHandler {
  private:
   enum class Section { kNone, kAwaitBrace, kInside };
   bool directive_line(Engine& e, TokenSpan toks);
+  void shared_bytes(Engine& e, TokenSpan toks);
   void emit(Engine& e, TokenSpan toks, size_t op_at);
 
   Section section_ = Section::kNone;
@@ -128,7 +129,31 @@ bool PtxHandler::directive_line(Engine& e, TokenSpan toks) {
     if (o.drop_reg_decls) e.skip_line();
     return o.drop_reg_decls;
   }
+  shared_bytes(e, toks);
   return false;
+}
+
+/// `.shared .align 16 .b8 smem[4096];` -> resources["ptx.shared.bytes"] += 4096
+/// (element size from the type: .b8 1, .b16 2, .f32 4, ...). Dynamic shared
+/// memory (`.extern .shared ... global_smem[];`) has no size here.
+void PtxHandler::shared_bytes(Engine& e, TokenSpan toks) {
+  bool shared = false;
+  int64_t elem = 0;
+  for (size_t i = 0; i < toks.size(); ++i) {
+    const ir::Token& t = toks[i];
+    if (t.kind == TokenKind::kDirective) {
+      if (t.text == ".shared") shared = true;
+      std::string_view ty = t.text.substr(1);
+      if (ty.size() >= 2 && (ty[0] == 'b' || ty[0] == 'u' || ty[0] == 's' || ty[0] == 'f')) {
+        int64_t bits = parse_int(ty.substr(1), 0);
+        if (bits == 8 || bits == 16 || bits == 32 || bits == 64) elem = bits / 8;
+      }
+    } else if (shared && elem && is_punct(t, '[') && i + 2 < toks.size() &&
+               toks[i + 1].kind == TokenKind::kInteger && is_punct(toks[i + 2], ']')) {
+      e.add_resource("ptx.shared.bytes", elem * parse_int(toks[i + 1].text, 0));
+      return;
+    }
+  }
 }
 
 void PtxHandler::line(Engine& e, TokenSpan toks) {

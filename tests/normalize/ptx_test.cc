@@ -100,6 +100,15 @@ TEST(PtxTest, RegDeclarationsBecomeResources) {
   EXPECT_EQ(find_line(m, ".reg"), nullptr);
 }
 
+TEST(PtxTest, StaticSharedMemoryIsAResource) {
+  Module m = norm_ok(
+      ".shared .align 16 .b8 smem_a[4096];\n.shared .align 4 .f32 smem_b[32];\n"
+      ".extern .shared .align 16 .b8 global_smem[];\n",
+      Dialect::kPtx);
+  EXPECT_EQ(m.resources.at("ptx.shared.bytes"), 4096 + 128);
+  EXPECT_NE(find_line(m, "smem_a"), nullptr);  // the declaration stays in the text
+}
+
 TEST(PtxTest, DebugLabelsGoUnlessUsed) {
   Module m = norm_ok(kPtx, Dialect::kPtx);
   EXPECT_EQ(find_line(m, "$L__func_begin0"), nullptr);

@@ -65,7 +65,12 @@ struct SymbolRef {
 struct Line {
   uint32_t line_no = 0;          ///< 1-based line in the file.
   std::string display;           ///< Original text, dropped parts removed, trimmed.
-  std::string shape;             ///< Canonical text with every symbol masked by its class.
+  std::string shape;             ///< Canonical text with every symbol masked by its class:
+                                 ///< "%_" values, "%r"/"%rd"/"%p"... PTX registers, "^"
+                                 ///< blocks and LLVM labels, "$L" PTX labels, ".L" asm
+                                 ///< labels, "#blocked"/"#mma"/"!t" aliases (the name less
+                                 ///< its digits), "!md" LLVM metadata, "#attrs" attribute
+                                 ///< groups. Tokens are separated by single spaces.
   std::vector<SymbolRef> symbols;///< Occurrences in display order (1:1 with the masks in shape).
   std::string op;                ///< Op / instruction mnemonic ("tt.load", "getelementptr",
                                  ///< "ld.global.v2.b32", "scf.for"); empty for none.
@@ -94,8 +99,10 @@ struct Symbol {
   SymbolClass cls = SymbolClass::kValue;
   int32_t unit = -1;  ///< Unit index owning it; -1 = module scope (aliases, metadata).
   /// Canonical id: position-of-first-occurrence within its unit for values and
-  /// blocks; definition-content hash for aliases / metadata. Equal canonical
-  /// ids across two modules mean "same symbol after normalization".
+  /// blocks (counted per mask, so PTX `%r` and `%rd` number separately);
+  /// definition-content hash for aliases / metadata / attribute groups, with
+  /// nested references resolved. Equal canonical ids (within a class and
+  /// mask) across two modules mean "same symbol after normalization".
   uint64_t canonical = 0;
 };
 
@@ -107,13 +114,15 @@ struct Module {
   /// Figures moved out of the text: PTX ".reg .b32" -> 503, ".reg .pred" -> 41,
   /// ".shared" bytes, ... Keyed by a stable name.
   std::map<std::string, int64_t> resources;
-  uint64_t hash = 0;                ///< Hash of the whole canonical text.
+  uint64_t hash = 0;                ///< XXH3-64 of canonical_text(*this).
   uint64_t input_bytes = 0;
 };
 
-/// Normalizes `text` (file name `file` used only in errors) under `opts`.
-/// Errors: kParseError with file:line:col for unterminated strings, regions or
-/// braces, lines over `max_line_bytes`, or text that is not IR of `dialect`.
+/// Normalizes `text` (its name() is used only in errors) under `opts`.
+/// Errors: kParseError with file:line:col for unterminated strings or `/*`
+/// comments, brackets that never close (a truncated file) or close the wrong
+/// one, lines over `max_line_bytes`, NUL / control bytes and bytes that are
+/// not UTF-8 text. See docs/normalization.md for every rule.
 Expected<Module> normalize(const TextBuffer& text, ir::Dialect dialect,
                            const NormalizeOptions& opts = {});
 
