@@ -285,6 +285,10 @@ class Engine {
 
   /// Copies n bytes; inline for the short token texts that dominate.
   static void copy_small(char* dst, const char* src, size_t n) {
+    if (n == 1) {  // punctuation: the most common token
+      *dst = *src;
+      return;
+    }
     if (n <= 16) {
       if (n >= 8) {
         uint64_t a, b;
