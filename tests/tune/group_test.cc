@@ -241,7 +241,15 @@ TEST(Group, ConcurrentDispatchIsSafe) {
       for (int i = 0; i < 2000; ++i) ASSERT_TRUE((*g)->dispatch({t % 3}, {}).is_ok());
     });
   for (auto& t : ts) t.join();
-  for (int64_t k = 0; k < 3; ++k) EXPECT_EQ((*g)->decision({k}), std::optional<size_t>(1)) << k;
+  // One fake clock is shared by 8 threads, so a launch's measured time may
+  // include other threads' launches: which variant wins is not defined here
+  // (single-threaded tests check that); every workload must still commit to
+  // some variant, and no launch may be lost.
+  for (int64_t k = 0; k < 3; ++k) {
+    auto d = (*g)->decision({k});
+    ASSERT_TRUE(d.has_value()) << k;
+    EXPECT_LT(*d, 4u) << k;
+  }
   size_t total = 0;
   for (size_t v = 0; v < 4; ++v) total += f.backend->launches(v);
   EXPECT_EQ(total, 16000u);
