@@ -16,8 +16,8 @@
 // occurrences in one vector, names are views into the source.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -46,7 +46,7 @@ inline constexpr std::string_view kAttrGroupMask = "#attrs";
 /// One occurrence of a symbol in a line.
 struct Occ {
   uint32_t sym;
-  uint32_t shape_off;  ///< Absolute offset of the mask in Engine::shape().
+  uint32_t shape_off;  ///< Absolute offset of the mask in the Engine's shape buffer.
   uint32_t src_off;    ///< Absolute offset of the spelled name in the source.
   uint32_t src_len;
   uint16_t mask_len;
@@ -222,8 +222,9 @@ class Engine {
     cur_.callee_len = static_cast<uint32_t>(c.size());
   }
 
-  /// Symbols. `key` identifies it within its table; `name` is the spelling
-  /// kept for Module::symbols (usually the same view).
+  /// The symbol named `key` (a view into the source, also its spelling in
+  /// Module::symbols): values and blocks of the current unit, or module-wide
+  /// aliases / metadata / attribute groups. Created on first use.
   uint32_t value(std::string_view key, std::string_view mask = kValueMask);
   uint32_t block(std::string_view key, std::string_view mask = kBlockMask);
   uint32_t global(std::string_view key, SymbolClass cls, std::string_view mask);
