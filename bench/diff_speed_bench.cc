@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   std::printf("pair: %zu variants per build, %.2f GB + %.2f GB of IR and binaries (%s)\n",
               variants, bb / 1e9, hb / 1e9, work.c_str());
   // Warm the page cache so every tool below reads from memory.
-  seconds_of("cat $(find " + work + " -type f) > /dev/null");
+  seconds_of("find " + work + " -type f -exec cat {} + > /dev/null");
   double t_jobs[3] = {0, 0, 0};
   for (unsigned jobs : {1u, 2u}) {
     diff::DiffOptions o;
