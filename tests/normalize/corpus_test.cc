@@ -60,36 +60,34 @@ class CorpusTest : public ::testing::Test {
   std::map<std::string, uint64_t> cache_;
 };
 
-TEST_F(CorpusTest, NoiseBuildHashesEqualBaseForAll76KernelStages) {
+struct PairCase {
+  const char* name;
+  const char* a;
+  const char* b;
+  const char* truth;  ///< Rows and ground truth; noise..no_licm inherits base..no_licm.
+  size_t changed;     ///< Kernel-stages truth.json marks changed.
+};
+
+class CorpusPairTest : public CorpusTest, public ::testing::WithParamInterface<PairCase> {};
+
+TEST_P(CorpusPairTest, HashDiffersExactlyWhereTruthSaysChanged) {
+  const PairCase& c = GetParam();
   size_t rows = 0, changed = 0;
-  auto bad = mismatches("base", "noise", "base..noise", &rows, &changed);
+  auto bad = mismatches(c.a, c.b, c.truth, &rows, &changed);
   EXPECT_EQ(rows, 76u);
-  EXPECT_EQ(changed, 0u);
+  EXPECT_EQ(changed, c.changed);
   EXPECT_TRUE(bad.empty()) << ::testing::PrintToString(bad);
 }
 
-TEST_F(CorpusTest, NoLicmDiffersExactlyWhereTruthSaysChanged) {
-  size_t rows = 0, changed = 0;
-  auto bad = mismatches("base", "no_licm", "base..no_licm", &rows, &changed);
-  EXPECT_EQ(rows, 76u);
-  EXPECT_EQ(changed, 42u);
-  EXPECT_TRUE(bad.empty()) << ::testing::PrintToString(bad);
-}
+const PairCase kPairs[] = {
+    {"noise_equal_for_all_76", "base", "noise", "base..noise", 0},
+    {"no_licm", "base", "no_licm", "base..no_licm", 42},
+    {"fusion_off", "base", "fusion_off", "base..fusion_off", 11},
+    {"noise_vs_no_licm", "noise", "no_licm", "base..no_licm", 42},
+};
 
-TEST_F(CorpusTest, FusionOffDiffersExactlyWhereTruthSaysChanged) {
-  size_t rows = 0, changed = 0;
-  auto bad = mismatches("base", "fusion_off", "base..fusion_off", &rows, &changed);
-  EXPECT_EQ(rows, 76u);
-  EXPECT_EQ(changed, 11u);
-  EXPECT_TRUE(bad.empty()) << ::testing::PrintToString(bad);
-}
-
-TEST_F(CorpusTest, NoiseVersusNoLicmInheritsBaseTruth) {
-  size_t rows = 0, changed = 0;
-  auto bad = mismatches("noise", "no_licm", "base..no_licm", &rows, &changed);
-  EXPECT_EQ(changed, 42u);
-  EXPECT_TRUE(bad.empty()) << ::testing::PrintToString(bad);
-}
+INSTANTIATE_TEST_SUITE_P(Truth, CorpusPairTest, ::testing::ValuesIn(kPairs),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 TEST_F(CorpusTest, PlainTextHashesDifferForNoiseSoTheTestCanFail) {
   // Without normalization the noise build differs everywhere: the equality
