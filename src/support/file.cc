@@ -60,11 +60,31 @@ Expected<std::string> read_all(const std::string& path, uint64_t max_bytes) {
                           std::to_string(max_bytes),
                       {path, 0, 0});
   }
+  // One allocation of the exact size plus the sentinel TextBuffer appends; a
+  // file that grows while being read is read on in small steps.
   std::string out;
+  out.reserve(static_cast<size_t>(st.st_size) + 1);
   out.resize(static_cast<size_t>(st.st_size));
   size_t got = 0;
   while (true) {
-    if (got == out.size()) out.resize(out.size() + 65536);
+    if (got == out.size()) {
+      char probe[4096];
+      ssize_t n = ::read(fd, probe, sizeof probe);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        Status s = errno_status("read failed", path);
+        ::close(fd);
+        return s;
+      }
+      if (n == 0) break;
+      out.append(probe, static_cast<size_t>(n));
+      got += static_cast<size_t>(n);
+      if (got > max_bytes) {
+        ::close(fd);
+        return make_error(ErrorCode::kInvalidArgument, "file grew over the size limit", {path, 0, 0});
+      }
+      continue;
+    }
     ssize_t n = ::read(fd, out.data() + got, out.size() - got);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -74,10 +94,6 @@ Expected<std::string> read_all(const std::string& path, uint64_t max_bytes) {
     }
     if (n == 0) break;
     got += static_cast<size_t>(n);
-    if (got > max_bytes) {
-      ::close(fd);
-      return make_error(ErrorCode::kInvalidArgument, "file grew over the size limit", {path, 0, 0});
-    }
   }
   ::close(fd);
   out.resize(got);
