@@ -306,9 +306,14 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
 
 Expected<DiffResult> diff_paths(const std::string& base, const std::string& head,
                                 const DiffOptions& opts) {
-  KSNAP_ASSIGN_OR_RETURN(build::Build b, build::load_build(base));
-  KSNAP_ASSIGN_OR_RETURN(build::Build h, build::load_build(head));
-  return diff_builds(b, h, opts);
+  // The two manifests (and every variant's metadata) load concurrently.
+  Expected<build::Build> b = Status();
+  std::thread loader([&] { b = build::load_build(base); });
+  Expected<build::Build> h = build::load_build(head);
+  loader.join();
+  if (!b) return b.status();
+  if (!h) return h.status();
+  return diff_builds(*b, *h, opts);
 }
 
 }  // namespace ksnap::diff

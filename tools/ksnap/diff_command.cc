@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "commands.h"
 #include "ksnap/build/build.h"
@@ -126,9 +127,12 @@ int run_diff(const DiffArgs& a) {
   opts.context = a.context;
   opts.jobs = a.jobs;
   // A folder loads as a build; anything else is a commit in the history store.
-  auto base = store::resolve_build(a.base, a.store);
+  // Both builds load concurrently (manifests, metadata, or store reads).
+  Expected<build::Build> base = Status();
+  std::thread loader([&] { base = store::resolve_build(a.base, a.store); });
+  Expected<build::Build> head = store::resolve_build(a.head, a.store);
+  loader.join();
   if (!base) return report_error(base.status());
-  auto head = store::resolve_build(a.head, a.store);
   if (!head) return report_error(head.status());
   auto result = diff::diff_builds(*base, *head, opts);
   if (!result) return report_error(result.status());
