@@ -348,6 +348,14 @@ class Differ {
         std::pair<Match, Match> g{{pb, eb}, {ph, eh}};
         pair_in_gap(B, H, g, &bm, &hm, true);
         pair_in_gap(B, H, g, &bm, &hm, false);
+        // What is left in the gap pairs up in order, for word highlights only
+        // (an op replaced by another: fma.rn.f32 -> mul.rn.f32).
+        std::vector<uint32_t> bl, hl;
+        for (uint32_t i = pb; i < eb; ++i)
+          if (!bm[i]) bl.push_back(i);
+        for (uint32_t j = ph; j < eh; ++j)
+          if (!hm[j]) hl.push_back(j);
+        for (size_t k = 0; k < bl.size() && k < hl.size(); ++k) edit_pairs_.emplace_back(bl[k], hl[k]);
       }
       pb = eb + 1;
       ph = eh + 1;
