@@ -29,13 +29,7 @@ std::string python_json(const nlohmann::json& v) {
     }
     return out + "]";
   }
-  if (v.is_number_float()) {
-    double d = v.get<double>();
-    std::string s = v.dump();
-    // Python prints integral floats as "1.0"; nlohmann already does.
-    (void)d;
-    return s;
-  }
+  // Scalars: nlohmann spells them as Python does (integral floats as "1.0").
   return v.dump();
 }
 

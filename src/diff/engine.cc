@@ -77,9 +77,8 @@ Status run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
   KSNAP_ASSIGN_OR_RETURN(TextBuffer bb, build::read_stage(*t.base));
   KSNAP_ASSIGN_OR_RETURN(TextBuffer hb, build::read_stage(*t.head));
   if (bb.view() == hb.view()) {
-    // Byte-identical: unchanged without normalizing (but still validated
-    // cheaply by the hash pass when the text is malformed? no: identical
-    // input cannot introduce a change).
+    // Byte-identical: unchanged, nothing normalized (identical input cannot
+    // hold a change; a malformed file is reported when it differs).
     sd->status = ChangeStatus::kUnchanged;
     return Status::ok();
   }

@@ -193,12 +193,12 @@ std::string render_stat(const diff::DiffResult& r, const RenderOptions& o) {
   }
   size_t files = 0, ins = 0, del = 0;
   for (const auto& [name, ad] : rows) {
-    size_t bar = 40;
+    // The bar is 40 columns for the largest change, split in proportion.
+    const size_t bar = 40;
     size_t total = ad.first + ad.second;
-    size_t plus = total ? (ad.first * std::min(bar, total) * bar / max_total + total - 1) / total : 0;
     size_t scaled = total * bar / max_total;
     if (total && scaled == 0) scaled = 1;
-    plus = total ? ad.first * scaled / total : 0;
+    size_t plus = total ? ad.first * scaled / total : 0;
     size_t minus = scaled - plus;
     std::string pad(width - name.size(), ' ');
     out += " " + name + pad + " | " + std::to_string(total) + " " + green + std::string(plus, '+') +

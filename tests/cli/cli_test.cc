@@ -269,6 +269,18 @@ TEST_F(BadInputTest, ErrorsNameTheFileAndExit2) {
   }
 }
 
+TEST(CliTest, ShowJsonListsEveryVariant) {
+  CmdResult r = run("show " + example("base") + " --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j.size(), 8u);
+  EXPECT_EQ(j[0]["id"], "add_kernel|{\"BLOCK_SIZE\": 256}|{\"num_warps\": 4}");
+  EXPECT_EQ(j[0]["constexprs"]["BLOCK_SIZE"], 256);
+  EXPECT_EQ(j[0]["stages"], json({"source", "ttir", "ttgir", "llir", "ptx"}));
+  EXPECT_EQ(j[0]["resources"]["n_regs"], 16);
+  EXPECT_EQ(run("show " + example("base") + " --format yaml").rc, 2);
+}
+
 TEST(CliTest, UsageErrorsExit2) {
   EXPECT_EQ(run("diff").rc, 2);
   EXPECT_EQ(run("diff /nonexistent/a /nonexistent/b").rc, 2);

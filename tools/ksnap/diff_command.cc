@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
@@ -164,16 +165,19 @@ int run_show(const std::string& path, const std::string& format) {
   auto b = build::load_build(path);
   if (!b) return report_error(b.status());
   if (format == "json") {
-    std::string out = "[\n";
-    for (size_t i = 0; i < b->variants.size(); ++i) {
-      const auto& v = b->variants[i];
-      out += "  {\"kernel\": \"" + v.kernel + "\", \"constexprs\": " + v.constexprs_text() +
-             ", \"options\": " + v.options_text() + ", \"stages\": [";
-      for (size_t k = 0; k < v.stages.size(); ++k)
-        out += (k ? ", \"" : "\"") + v.stages[k].stage + "\"";
-      out += "]}" + std::string(i + 1 < b->variants.size() ? "," : "") + "\n";
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& v : b->variants) {
+      nlohmann::json stages = nlohmann::json::array();
+      for (const auto& st : v.stages) stages.push_back(st.stage);
+      out.push_back({{"kernel", v.kernel},
+                     {"id", v.id()},
+                     {"signature", v.signature},
+                     {"constexprs", nlohmann::json::parse(v.constexprs_text())},
+                     {"options", nlohmann::json::parse(v.options_text())},
+                     {"stages", stages},
+                     {"resources", v.resources}});
     }
-    std::cout << out << "]\n";
+    std::cout << out.dump(1) << "\n";
     return kExitOk;
   }
   const char* kind = b->kind == build::BuildKind::kCapture ? "capture" : "triton cache";
@@ -252,7 +256,8 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
   auto show_fmt = std::make_shared<std::string>("terminal");
   CLI::App* s = app.add_subcommand("show", "List the variants of a build");
   s->add_option("build", *show_path, "Capture folder or Triton cache folder")->required();
-  s->add_option("--format,-f", *show_fmt, "terminal or json");
+  s->add_option("--format,-f", *show_fmt, "terminal or json")
+      ->check(CLI::IsMember({"terminal", "json"}));
   s->callback([show_path, show_fmt, &ctx] { ctx.exit_code = run_show(*show_path, *show_fmt); });
 
   auto np = std::make_shared<std::string>();
