@@ -78,6 +78,18 @@ struct StageDiff {
   uint64_t base_hash = 0, head_hash = 0;  ///< Normalized-text hashes.
   std::string base_path, head_path;
   int32_t group = -1;  ///< Index into DiffResult::groups, -1 = none.
+  /// Why this stage got less than a structural diff, shown to the reader
+  /// (empty = full structural diff). E.g. "BASE x.llir:12:3: unterminated
+  /// string; compared by hash only". The status is still decided (by hash).
+  std::string fallback;
+  /// The change is known compiler nondeterminism (the same build compiled
+  /// twice gave different text for this variant-stage): reported apart from
+  /// real changes and ignored by --exit-code unless asked.
+  bool unstable = false;
+  /// A binary artifact (cubin, hsaco, zebin, spv binary): compared by hash
+  /// and size, never parsed as text. `bytes` holds (BASE, HEAD) sizes.
+  bool binary = false;
+  FigurePair bytes{-1, -1};
 };
 
 struct OptionChange {
@@ -88,6 +100,10 @@ struct OptionChange {
 
 struct VariantDiff {
   std::string kernel;
+  /// Where the kernel is defined: `module.qualname` when known, else the
+  /// source file; "" for bare caches. Part of the identity: two scripts that
+  /// both define `__main__.matmul_kernel` are two kernels.
+  std::string source;
   std::string id;       ///< BASE's identity when paired (kernel|constexprs|options).
   std::string head_id;  ///< HEAD's identity ("" when removed).
   /// Argument specialization (Triton key's [...] list): tells apart variants
