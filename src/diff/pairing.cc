@@ -28,10 +28,21 @@ std::string metadata_key(const Variant& v) {
   return k;
 }
 
-/// Pairs the still-free variants whose `key` is unique on both sides.
-template <typename KeyFn>
+/// Inference (metadata, similarity) may pair two variants only when at least
+/// one of them comes from a bare cache: two variants whose constexprs are both
+/// known are the same variant only if their constexprs say so (steps 1-2).
+bool may_infer(const Variant& b, const Variant& h) {
+  return !(b.constexprs_known && h.constexprs_known);
+}
+
+bool always(const Variant&, const Variant&) { return true; }
+
+/// Pairs the still-free variants whose `key` is unique on both sides and
+/// that `allowed` accepts.
+template <typename KeyFn, typename AllowFn>
 void pair_unique(const build::Build& base, const build::Build& head, std::vector<int>* bfree,
-                 std::vector<int>* hfree, KeyFn key, Pairing kind, std::vector<VariantPair>* out) {
+                 std::vector<int>* hfree, KeyFn key, AllowFn allowed, Pairing kind,
+                 std::vector<VariantPair>* out) {
   std::map<std::string, std::vector<int>> bk, hk;
   for (int i : *bfree) bk[key(base.variants[i])].push_back(i);
   for (int j : *hfree) hk[key(head.variants[j])].push_back(j);
@@ -39,6 +50,7 @@ void pair_unique(const build::Build& base, const build::Build& head, std::vector
   for (const auto& [k, bs] : bk) {
     auto it = hk.find(k);
     if (it == hk.end() || bs.size() != 1 || it->second.size() != 1) continue;
+    if (!allowed(base.variants[bs[0]], head.variants[it->second[0]])) continue;
     out->push_back({bs[0], it->second[0], kind});
     bused.insert(bs[0]);
     hused.insert(it->second[0]);
@@ -84,14 +96,16 @@ std::vector<VariantPair> pair_variants(const build::Build& base, const build::Bu
     std::vector<int> bk, hk, brest, hrest;
     for (int i : bfree) (base.variants[i].constexprs_known ? bk : brest).push_back(i);
     for (int j : hfree) (head.variants[j].constexprs_known ? hk : hrest).push_back(j);
-    pair_unique(base, head, &bk, &hk, constexpr_key, Pairing::kOptionsDiffer, &out);
+    pair_unique(base, head, &bk, &hk, constexpr_key, always, Pairing::kOptionsDiffer, &out);
     bfree = bk;
     bfree.insert(bfree.end(), brest.begin(), brest.end());
     hfree = hk;
     hfree.insert(hfree.end(), hrest.begin(), hrest.end());
   }
-  // 3. Metadata, then 4. similarity, for what is left (bare caches mostly).
-  pair_unique(base, head, &bfree, &hfree, metadata_key, Pairing::kInferred, &out);
+  // 3. Metadata, then 4. similarity, for what is left where a side is a bare
+  // cache. Between capture folders a leftover is removed or added: never
+  // paired with a variant of other constexprs.
+  pair_unique(base, head, &bfree, &hfree, metadata_key, may_infer, Pairing::kInferred, &out);
   if (similarity && !bfree.empty() && !hfree.empty()) {
     struct Cand {
       double s;
@@ -100,7 +114,8 @@ std::vector<VariantPair> pair_variants(const build::Build& base, const build::Bu
     std::vector<Cand> cands;
     for (int i : bfree)
       for (int j : hfree)
-        if (base.variants[i].kernel == head.variants[j].kernel)
+        if (base.variants[i].kernel == head.variants[j].kernel &&
+            may_infer(base.variants[i], head.variants[j]))
           cands.push_back({similarity(base.variants[i], head.variants[j], ctx), i, j});
     std::stable_sort(cands.begin(), cands.end(),
                      [](const Cand& a, const Cand& b) { return a.s > b.s; });

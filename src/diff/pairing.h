@@ -14,6 +14,11 @@
 //      num_ctas + the same set of stages, when unique         -> inferred;
 //   4. bare caches: remaining variants of one kernel by IR similarity of
 //      their first stage (shape-set Jaccard, greedy)          -> inferred.
+// Steps 3-4 pair two variants only when at least one of them has unknown
+// constexprs (a bare cache): between capture folders a variant left over
+// after steps 1-2 is removed or added, never "inferred" to be a variant of
+// other constexprs (BLOCK_N 64 in BASE and BLOCK_N 32 in HEAD are two
+// variants, however similar their IR).
 // Never by Triton's cache hash (it changes with every Triton build).
 #pragma once
 
