@@ -1,4 +1,4 @@
-#include "diff/pairing.h"
+#include "ksnap/diff/pairing.h"
 
 #include <algorithm>
 #include <map>
@@ -10,15 +10,23 @@ namespace {
 
 using build::Variant;
 
-std::string exact_key(const Variant& v) {
-  return v.kernel + "\x1f" + v.signature + "\x1f" + v.constexprs_text() + "\x1f" +
+/// Identity keys start with the kernel: its name and the source it is
+/// defined in (BASE's spelling for both sides, see continued_sources).
+std::string kernel_key(const Variant& v, const std::string& source) {
+  return v.kernel + "\x1f" + source;
+}
+
+std::string exact_key(const Variant& v, const std::string& source) {
+  return kernel_key(v, source) + "\x1f" + v.signature + "\x1f" + v.constexprs_text() + "\x1f" +
          v.options_text() + (v.constexprs_known ? "" : "\x1f" + v.cache_dir);
 }
 
-std::string constexpr_key(const Variant& v) { return v.kernel + "\x1f" + v.constexprs_text(); }
+std::string constexpr_key(const Variant& v, const std::string& source) {
+  return kernel_key(v, source) + "\x1f" + v.constexprs_text();
+}
 
-std::string metadata_key(const Variant& v) {
-  std::string k = v.kernel;
+std::string metadata_key(const Variant& v, const std::string& source) {
+  std::string k = kernel_key(v, source);
   for (const char* o : {"num_warps", "num_stages", "num_ctas", "maxnreg"}) {
     auto it = v.compile_options.find(o);
     k += "\x1f";
@@ -27,6 +35,83 @@ std::string metadata_key(const Variant& v) {
   for (const auto& s : v.stages) k += "\x1f" + s.stage;
   return k;
 }
+
+/// The distinct sources of one kernel name in one build, with their components.
+using SourceSet = std::map<std::string, std::vector<std::string>>;
+
+std::map<std::string, SourceSet> sources_by_kernel(const build::Build& b) {
+  std::map<std::string, SourceSet> out;
+  for (const Variant& v : b.variants) {
+    SourceSet& s = out[v.kernel];
+    std::string src = v.source();
+    if (!s.count(src)) s.emplace(src, build::source_components(v));
+  }
+  return out;
+}
+
+/// Matches the sources of one kernel name: HEAD source -> BASE source.
+std::map<std::string, std::string> match_sources(const SourceSet& bs, const SourceSet& hs) {
+  std::map<std::string, std::string> out;
+  std::set<std::string> bfree, hfree;
+  for (const auto& [src, parts] : bs) bfree.insert(src);
+  for (const auto& [src, parts] : hs) {
+    if (bfree.erase(src)) out[src] = src;  // the same source
+    else hfree.insert(src);
+  }
+  // Longest common suffix of components, accepted where it is the unique
+  // best for both sides; repeated, as accepted pairs free others' choices.
+  for (bool progress = true; progress && !bfree.empty() && !hfree.empty();) {
+    progress = false;
+    auto best = [](const std::set<std::string>& cands, const std::vector<std::string>& parts,
+                   const SourceSet& where, std::string* who) {
+      size_t top = 0, ties = 0;
+      for (const std::string& c : cands) {
+        size_t n = build::common_source_suffix(parts, where.at(c));
+        if (n > top) top = n, ties = 0, *who = c;
+        else if (n == top) ++ties;
+      }
+      return ties == 0 ? top : 0;
+    };
+    for (const std::string& h : std::set<std::string>(hfree)) {
+      std::string b, back;
+      if (best(bfree, hs.at(h), bs, &b) == 0) continue;
+      if (best(hfree, bs.at(b), hs, &back) == 0 || back != h) continue;
+      out[h] = b;
+      bfree.erase(b);
+      hfree.erase(h);
+      progress = true;
+    }
+  }
+  // One source left on each side: the kernel moved (file renamed, module moved).
+  if (bfree.size() == 1 && hfree.size() == 1) out[*hfree.begin()] = *bfree.begin();
+  return out;
+}
+
+/// For each HEAD variant, the BASE source its kernel continues, or its own
+/// source when it continues none.
+std::vector<std::string> continued_sources(const build::Build& base, const build::Build& head) {
+  std::map<std::string, SourceSet> bk = sources_by_kernel(base), hk = sources_by_kernel(head);
+  std::map<std::string, std::map<std::string, std::string>> match;
+  for (const auto& [kernel, hs] : hk) {
+    auto it = bk.find(kernel);
+    if (it != bk.end()) match[kernel] = match_sources(it->second, hs);
+  }
+  std::vector<std::string> out;
+  for (const Variant& v : head.variants) {
+    std::string src = v.source();
+    auto& m = match[v.kernel];
+    auto it = m.find(src);
+    out.push_back(it != m.end() ? it->second : src);
+  }
+  return out;
+}
+
+/// Both builds and the source every variant's kernel has in BASE's terms.
+struct Sides {
+  const build::Build& base;
+  const build::Build& head;
+  std::vector<std::string> bsrc, hsrc;
+};
 
 /// Inference (metadata, similarity) may pair two variants only when at least
 /// one of them comes from a bare cache: two variants whose constexprs are both
@@ -40,18 +125,18 @@ bool always(const Variant&, const Variant&) { return true; }
 /// Pairs the still-free variants whose `key` is unique on both sides and
 /// that `allowed` accepts.
 template <typename KeyFn, typename AllowFn>
-void pair_unique(const build::Build& base, const build::Build& head, std::vector<int>* bfree,
-                 std::vector<int>* hfree, KeyFn key, AllowFn allowed, Pairing kind,
-                 std::vector<VariantPair>* out) {
+void pair_unique(const Sides& s, std::vector<int>* bfree, std::vector<int>* hfree, KeyFn key,
+                 AllowFn allowed, Pairing kind, std::vector<VariantPair>* out) {
+  const build::Build &base = s.base, &head = s.head;
   std::map<std::string, std::vector<int>> bk, hk;
-  for (int i : *bfree) bk[key(base.variants[i])].push_back(i);
-  for (int j : *hfree) hk[key(head.variants[j])].push_back(j);
+  for (int i : *bfree) bk[key(base.variants[i], s.bsrc[i])].push_back(i);
+  for (int j : *hfree) hk[key(head.variants[j], s.hsrc[j])].push_back(j);
   std::set<int> bused, hused;
   for (const auto& [k, bs] : bk) {
     auto it = hk.find(k);
     if (it == hk.end() || bs.size() != 1 || it->second.size() != 1) continue;
     if (!allowed(base.variants[bs[0]], head.variants[it->second[0]])) continue;
-    out->push_back({bs[0], it->second[0], kind});
+    out->push_back({bs[0], it->second[0], kind, {}});
     bused.insert(bs[0]);
     hused.insert(it->second[0]);
   }
@@ -63,6 +148,8 @@ void pair_unique(const build::Build& base, const build::Build& head, std::vector
 
 std::vector<VariantPair> pair_variants(const build::Build& base, const build::Build& head,
                                        SimilarityFn similarity, void* ctx) {
+  Sides sides{base, head, {}, continued_sources(base, head)};
+  for (const Variant& v : base.variants) sides.bsrc.push_back(v.source());
   std::vector<VariantPair> out;
   std::vector<int> bfree, hfree;
   for (int i = 0; i < static_cast<int>(base.variants.size()); ++i) bfree.push_back(i);
@@ -71,15 +158,15 @@ std::vector<VariantPair> pair_variants(const build::Build& base, const build::Bu
   // 1. Exact identity; duplicates (the same variant listed twice) pair in order.
   {
     std::map<std::string, std::vector<int>> hk;
-    for (int j : hfree) hk[exact_key(head.variants[j])].push_back(j);
+    for (int j : hfree) hk[exact_key(head.variants[j], sides.hsrc[j])].push_back(j);
     for (auto& [k, v] : hk) std::reverse(v.begin(), v.end());
     std::vector<int> bleft;
     for (int i : bfree) {
       const Variant& b = base.variants[i];
-      auto it = hk.find(exact_key(b));
+      auto it = hk.find(exact_key(b, sides.bsrc[i]));
       if (b.constexprs_known && it != hk.end() && !it->second.empty() &&
           head.variants[it->second.back()].constexprs_known) {
-        out.push_back({i, it->second.back(), Pairing::kExact});
+        out.push_back({i, it->second.back(), Pairing::kExact, {}});
         it->second.pop_back();
       } else {
         bleft.push_back(i);
@@ -96,7 +183,7 @@ std::vector<VariantPair> pair_variants(const build::Build& base, const build::Bu
     std::vector<int> bk, hk, brest, hrest;
     for (int i : bfree) (base.variants[i].constexprs_known ? bk : brest).push_back(i);
     for (int j : hfree) (head.variants[j].constexprs_known ? hk : hrest).push_back(j);
-    pair_unique(base, head, &bk, &hk, constexpr_key, always, Pairing::kOptionsDiffer, &out);
+    pair_unique(sides, &bk, &hk, constexpr_key, always, Pairing::kOptionsDiffer, &out);
     bfree = bk;
     bfree.insert(bfree.end(), brest.begin(), brest.end());
     hfree = hk;
@@ -105,7 +192,7 @@ std::vector<VariantPair> pair_variants(const build::Build& base, const build::Bu
   // 3. Metadata, then 4. similarity, for what is left where a side is a bare
   // cache. Between capture folders a leftover is removed or added: never
   // paired with a variant of other constexprs.
-  pair_unique(base, head, &bfree, &hfree, metadata_key, may_infer, Pairing::kInferred, &out);
+  pair_unique(sides, &bfree, &hfree, metadata_key, may_infer, Pairing::kInferred, &out);
   if (similarity && !bfree.empty() && !hfree.empty()) {
     struct Cand {
       double s;
@@ -114,7 +201,8 @@ std::vector<VariantPair> pair_variants(const build::Build& base, const build::Bu
     std::vector<Cand> cands;
     for (int i : bfree)
       for (int j : hfree)
-        if (base.variants[i].kernel == head.variants[j].kernel &&
+        if (kernel_key(base.variants[i], sides.bsrc[i]) ==
+                kernel_key(head.variants[j], sides.hsrc[j]) &&
             may_infer(base.variants[i], head.variants[j]))
           cands.push_back({similarity(base.variants[i], head.variants[j], ctx), i, j});
     std::stable_sort(cands.begin(), cands.end(),
@@ -122,15 +210,16 @@ std::vector<VariantPair> pair_variants(const build::Build& base, const build::Bu
     std::set<int> bu, hu;
     for (const Cand& c : cands) {
       if (c.s < 0.5 || bu.count(c.i) || hu.count(c.j)) continue;
-      out.push_back({c.i, c.j, Pairing::kInferred});
+      out.push_back({c.i, c.j, Pairing::kInferred, {}});
       bu.insert(c.i);
       hu.insert(c.j);
     }
     std::erase_if(bfree, [&](int i) { return bu.count(i) > 0; });
     std::erase_if(hfree, [&](int j) { return hu.count(j) > 0; });
   }
-  for (int i : bfree) out.push_back({i, -1, Pairing::kRemoved});
-  for (int j : hfree) out.push_back({-1, j, Pairing::kAdded});
+  for (int i : bfree) out.push_back({i, -1, Pairing::kRemoved, {}});
+  for (int j : hfree) out.push_back({-1, j, Pairing::kAdded, {}});
+  for (VariantPair& p : out) p.source = p.base >= 0 ? sides.bsrc[p.base] : sides.hsrc[p.head];
   // Report order: BASE's order, added variants after the last of their kernel.
   std::stable_sort(out.begin(), out.end(), [&](const VariantPair& x, const VariantPair& y) {
     auto rank = [&](const VariantPair& p) {

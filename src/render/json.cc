@@ -85,6 +85,9 @@ std::string render_json(const diff::DiffResult& r, const RenderOptions& o) {
   for (const auto& v : r.variants) {
     json jv;
     jv["kernel"] = v.kernel;
+    jv["source"] = v.source;
+    if (!v.head_source.empty()) jv["head_source"] = v.head_source;
+    jv["label"] = v.name();
     jv["id"] = v.id;
     jv["head_id"] = v.head_id;
     jv["signature"] = v.signature;
@@ -128,6 +131,8 @@ std::string render_json(const diff::DiffResult& r, const RenderOptions& o) {
     json ids = json::array();
     for (size_t i : g.variants) ids.push_back(i);
     groups.push_back({{"kernel", g.kernel},
+                      {"source", g.source},
+                      {"label", g.name()},
                       {"stage", g.stage},
                       {"signature", hex64(g.signature)},
                       {"variants", ids},
@@ -186,7 +191,7 @@ std::string render_stat(const diff::DiffResult& r, const RenderOptions& o) {
       if (s.status != diff::ChangeStatus::kChanged) detail += std::string("(") + diff::status_name(s.status) + ")";
     }
     if (!v.changed()) continue;
-    std::string name = v.kernel + variant_label(v) + (detail.empty() ? "" : "  " + detail);
+    std::string name = v.name() + variant_label(v) + (detail.empty() ? "" : "  " + detail);
     width = std::max(width, name.size());
     max_total = std::max(max_total, a + d);
     rows.push_back({name, {a, d}});

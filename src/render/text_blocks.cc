@@ -145,7 +145,7 @@ std::string resource_ranking(const diff::DiffResult& r, size_t max_rows) {
     for (const auto& [k, p] : v.resources) {
       if (p.first < 0 || p.second < 0 || p.first == p.second) continue;
       rows.push_back({std::llabs(p.second - p.first),
-                      v.kernel + " " + variant_label(v) + ": " + k + " " +
+                      v.name() + " " + variant_label(v) + ": " + k + " " +
                           std::to_string(p.first) + " → " + std::to_string(p.second) + " (" +
                           signed_text(p.second - p.first) + ")"});
     }

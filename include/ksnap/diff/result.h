@@ -104,6 +104,15 @@ struct VariantDiff {
   /// source file; "" for bare caches. Part of the identity: two scripts that
   /// both define `__main__.matmul_kernel` are two kernels.
   std::string source;
+  /// HEAD's source when it is spelled otherwise (the checkout or the file
+  /// moved: the kernel was matched by path suffix or as the one left), else "".
+  std::string head_source;
+  /// How to name the kernel to a reader: `kernel` when it is the only kernel
+  /// of that name in the result, else `kernel (tail)` with the shortest tail
+  /// of its source that tells the kernels apart: `matmul_kernel (03-matmul.py)`,
+  /// `matmul_kernel (bench/a.py)`, `matmul_kernel (suite_kernels)`. Renderers
+  /// show it wherever they show the kernel.
+  std::string label;
   std::string id;       ///< BASE's identity when paired (kernel|constexprs|options).
   std::string head_id;  ///< HEAD's identity ("" when removed).
   /// Argument specialization (Triton key's [...] list): tells apart variants
@@ -122,11 +131,15 @@ struct VariantDiff {
 
   bool changed() const;
   const StageDiff* stage(const std::string& name) const;
+  /// `label`, or `kernel` when no label was set.
+  const std::string& name() const { return label.empty() ? kernel : label; }
 };
 
-/// Identical changes (same kernel, stage and change signature) shown once.
+/// Identical changes (same kernel and source, stage and change signature) shown once.
 struct ChangeGroup {
   std::string kernel;
+  std::string source;  ///< The kernel's source (VariantDiff::source); part of the group key.
+  std::string label;   ///< VariantDiff::label of its members.
   std::string stage;
   uint64_t signature = 0;
   std::vector<size_t> variants;  ///< Indices into DiffResult::variants, first = representative.
@@ -134,6 +147,8 @@ struct ChangeGroup {
   uint32_t lines_removed = 0;
   /// Summed over members: the rank key (largest first).
   uint64_t weight = 0;
+  /// `label`, or `kernel` when no label was set.
+  const std::string& name() const { return label.empty() ? kernel : label; }
 };
 
 struct StageSummary {

@@ -7,6 +7,15 @@
 // kernel + constexprs is unique on both sides, and reports the option change
 // "enable_fp_fusion: true -> false" (from the recorded compile options).
 //
+// A variant's kernel is its name and where it is defined (Variant::source():
+// the module, or the file of a `__main__` script). Before pairing variants,
+// the kernels of one name are matched across builds: equal sources; then the
+// longest common suffix of source components (`/ci/a/bench/x.py` continues
+// as `/ci/b/bench/x.py`, not as `/ci/b/bench/y.py`) where it is the unique
+// best on both sides; then the one source left on each side (a moved file).
+// Variants pair only within one kernel: two scripts that both define
+// `__main__.matmul_kernel` are two kernels, each paired with its own.
+//
 // Steps, each over the variants the previous ones left:
 //   1. exact: kernel + signature + constexprs + explicit options;
 //   2. kernel + constexprs, when unique on both sides        -> options_differ;
@@ -23,6 +32,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "ksnap/build/build.h"
@@ -34,6 +44,9 @@ struct VariantPair {
   int base = -1;  ///< Index into base.variants, -1 = added.
   int head = -1;  ///< Index into head.variants, -1 = removed.
   Pairing kind = Pairing::kExact;
+  /// The kernel's source as BASE spells it (HEAD's for a kernel BASE lacks):
+  /// with the kernel name, the key of the kernel the variant belongs to.
+  std::string source;
 };
 
 /// `similarity(b, h)` in [0,1] is consulted only for step 4.
