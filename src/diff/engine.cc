@@ -145,10 +145,10 @@ double similarity(const build::Variant& b, const build::Variant& h, void* p) {
   return static_cast<double>(inter) / static_cast<double>(x.size() + y.size() - inter);
 }
 
-using GroupKey = std::tuple<std::string, std::string, std::string, uint64_t>;
+using GroupKey = std::tuple<std::string, std::string, std::string, uint64_t, bool>;
 
 GroupKey group_key(const VariantDiff& v, const StageDiff& s) {
-  return {v.kernel, v.source, s.stage, s.change_signature};
+  return {v.kernel, v.source, s.stage, s.change_signature, s.unstable};
 }
 
 void build_groups(DiffResult* r) {
@@ -165,6 +165,7 @@ void build_groups(DiffResult* r) {
         g.label = v.label;
         g.stage = s.stage;
         g.signature = s.change_signature;
+        g.unstable = s.unstable;
         g.lines_added = s.lines_added;
         g.lines_removed = s.lines_removed;
         r->groups.push_back(g);
@@ -177,7 +178,9 @@ void build_groups(DiffResult* r) {
   std::vector<size_t> order(r->groups.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return r->groups[a].weight > r->groups[b].weight;
+    const ChangeGroup &x = r->groups[a], &y = r->groups[b];
+    if (x.unstable != y.unstable) return y.unstable;  // real changes first
+    return x.weight > y.weight;
   });
   std::vector<ChangeGroup> sorted;
   std::vector<int32_t> new_index(order.size());
@@ -277,6 +280,8 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
     v.constexprs = any.constexprs;
     v.options = any.options;
     v.pairing = p.kind;
+    v.base_index = p.base;
+    v.head_index = p.head;
     if (b && h) v.option_changes = option_changes(*b, *h);
     for (const auto* side : {b, h}) {
       if (!side) continue;
@@ -296,6 +301,8 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       if (!bf && !hf) continue;
       StageDiff sd;
       sd.stage = st;
+      // Known nondeterminism of either side; kept only if the stage changed.
+      sd.unstable = (b && b->unstable(st)) || (h && h->unstable(st));
       v.stages.push_back(sd);
       tasks.push_back({vi, v.stages.size() - 1, bf, hf});
     }
@@ -331,6 +338,8 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
   worker();
   for (auto& th : pool) th.join();
   if (failed) return first_error;
+  for (VariantDiff& v : r.variants)
+    for (StageDiff& s : v.stages) s.unstable = s.unstable && s.status == ChangeStatus::kChanged;
 
   build_groups(&r);
   for (const std::string& st : stages) {
@@ -340,7 +349,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       if (const StageDiff* sd = v.stage(st)) {
         switch (sd->status) {
           case ChangeStatus::kUnchanged: ++s.unchanged; break;
-          case ChangeStatus::kChanged: ++s.changed; break;
+          case ChangeStatus::kChanged: ++(sd->unstable ? s.unstable : s.changed); break;
           case ChangeStatus::kAdded: ++s.added; break;
           case ChangeStatus::kRemoved: ++s.removed; break;
         }

@@ -65,7 +65,7 @@ std::string render_markdown(const diff::DiffResult& r, const RenderOptions& o) {
                         " · " + std::to_string(g.variants.size()) +
                         (g.variants.size() == 1 ? " variant" : " variants") + " · +" +
                         std::to_string(g.lines_added) + " −" + std::to_string(g.lines_removed) +
-                        "</summary>\n\n";
+                        (g.unstable ? " · unstable" : "") + "</summary>\n\n";
     block += "Variants:\n\n```\n" + group_variants_text(r, g, o.max_variants_listed) + "```\n\n";
     if (s && !s->op_deltas.empty()) block += "Ops: `" + op_delta_text(s->op_deltas) + "`\n\n";
     if (s) {

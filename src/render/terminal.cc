@@ -58,7 +58,8 @@ std::string render_terminal(const diff::DiffResult& r, const RenderOptions& o) {
     out += p.bold;
     out += "━━ " + g.name() + " · " + g.stage + " · " + std::to_string(g.variants.size()) +
            (g.variants.size() == 1 ? " variant" : " variants") + " · +" +
-           std::to_string(g.lines_added) + " −" + std::to_string(g.lines_removed) + " lines ━━";
+           std::to_string(g.lines_added) + " −" + std::to_string(g.lines_removed) + " lines" +
+           (g.unstable ? " · unstable" : "") + " ━━";
     out += p.reset;
     out += "\n";
     out += group_variants_text(r, g, o.max_variants_listed);

@@ -20,11 +20,12 @@ struct CmdResult {
   std::string out, err;
 };
 
-/// Runs `ksnap ARGS` through the shell; stdout and stderr are kept apart.
-inline CmdResult run(const std::string& args) {
+/// Runs `ENV ksnap ARGS` through the shell (ENV: "NAME=value ..." or "");
+/// stdout and stderr are kept apart.
+inline CmdResult run_env(const std::string& env, const std::string& args) {
   namespace fs = std::filesystem;
   std::string err_path = fs::temp_directory_path() / ("ksnap_cli_err_" + std::to_string(getpid()));
-  std::string cmd = std::string(KSNAP_BINARY) + " " + args + " 2>" + err_path;
+  std::string cmd = env + std::string(KSNAP_BINARY) + " " + args + " 2>" + err_path;
   CmdResult r;
   FILE* p = popen(cmd.c_str(), "r");
   char buf[65536];
@@ -39,6 +40,9 @@ inline CmdResult run(const std::string& args) {
   fs::remove(err_path);
   return r;
 }
+
+/// Runs `ksnap ARGS`.
+inline CmdResult run(const std::string& args) { return run_env("", args); }
 
 inline nlohmann::json read_json_file(const std::string& path) {
   std::ifstream f(path);

@@ -83,7 +83,7 @@ TEST(IdentityCli, NoiseFromAnotherPathStillPairsExactly) {
   // (/home/ci/job-17/repo/benchmarks vs /tmp/runner-a/work/bench) with renamed
   // locals: as a script or as a module, every variant pairs exactly and
   // nothing changed.
-  for (const std::string corpus : {std::string(KSNAP_EXAMPLE_DIR), std::string(KSNAP_CORPUS_DIR)}) {
+  for (const std::string& corpus : {std::string(KSNAP_EXAMPLE_DIR), std::string(KSNAP_CORPUS_DIR)}) {
     if (!fs::exists(corpus + "/noise/manifest.json")) continue;
     for (bool as_module : {false, true}) {
       SCOPED_TRACE(corpus + (as_module ? " module" : " script"));

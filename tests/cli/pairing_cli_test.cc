@@ -68,7 +68,9 @@ TEST(PairingCli, LeftoversOfOtherConstexprsAreRemovedAndAdded) {
     for (const auto& [stage, s] : v[c.fresh]["stages"].items()) EXPECT_EQ(s["status"], "added");
     for (const auto& [id, x] : v) {
       EXPECT_NE(x["pairing"], "inferred") << id;
-      if (id != c.gone && id != c.fresh) EXPECT_EQ(x["pairing"], "exact") << id;
+      if (id != c.gone && id != c.fresh) {
+        EXPECT_EQ(x["pairing"], "exact") << id;
+      }
     }
     EXPECT_EQ(j["changed_stages"].get<int>(), 2 * 4) << "4 stages removed, 4 added";
     EXPECT_TRUE(j["warnings"].empty()) << j["warnings"];

@@ -121,6 +121,9 @@ struct VariantDiff {
   std::map<std::string, std::string> constexprs;  ///< Name -> JSON text.
   std::map<std::string, std::string> options;     ///< Explicit compile options, JSON text.
   Pairing pairing = Pairing::kExact;
+  /// Index of the variant in the compared builds' `variants` (-1 = absent:
+  /// added / removed).
+  int32_t base_index = -1, head_index = -1;
   /// Compile options that differ (explicit and recorded), e.g. enable_fp_fusion true -> false.
   std::vector<OptionChange> option_changes;
   /// Figures of the loaded binary (n_regs, n_spills, shared, ...).
@@ -129,7 +132,10 @@ struct VariantDiff {
   std::vector<std::string> benchmark_points;  ///< From the capture (HEAD, else BASE).
   std::string benchmark_script;
 
+  /// Any stage not unchanged, or the variant added or removed.
   bool changed() const;
+  /// Like changed(), but a stage whose change is known unstable does not count.
+  bool real_change() const;
   const StageDiff* stage(const std::string& name) const;
   /// `label`, or `kernel` when no label was set.
   const std::string& name() const { return label.empty() ? kernel : label; }
@@ -147,13 +153,19 @@ struct ChangeGroup {
   uint32_t lines_removed = 0;
   /// Summed over members: the rank key (largest first).
   uint64_t weight = 0;
+  /// The members' changes are known compiler nondeterminism (StageDiff::
+  /// unstable): such groups never hold a real change and rank after all
+  /// groups that do.
+  bool unstable = false;
   /// `label`, or `kernel` when no label was set.
   const std::string& name() const { return label.empty() ? kernel : label; }
 };
 
 struct StageSummary {
   std::string stage;
-  uint32_t unchanged = 0, changed = 0, added = 0, removed = 0;
+  /// `changed` counts real changes only; changes of variant-stages known to
+  /// be unstable (StageDiff::unstable) are counted in `unstable` instead.
+  uint32_t unchanged = 0, changed = 0, added = 0, removed = 0, unstable = 0;
 };
 
 struct DiffResult {
@@ -165,8 +177,12 @@ struct DiffResult {
   std::vector<std::string> warnings;
 
   bool any_change() const;
+  /// Any change that is not known unstable (what --exit-code asks about).
+  bool any_real_change() const;
   /// Number of (variant, stage) pairs whose status is not unchanged.
   size_t changed_stage_count() const;
+  /// Of those, the changed ones known unstable.
+  size_t unstable_stage_count() const;
 };
 
 }  // namespace ksnap::diff
