@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace ksnap::diff {
 
@@ -36,8 +37,74 @@ std::string metadata_key(const Variant& v, const std::string& source) {
   return k;
 }
 
-/// The distinct sources of one kernel name in one build, with their components.
+/// Sources (Variant::source()) with their components.
 using SourceSet = std::map<std::string, std::vector<std::string>>;
+
+/// Pairs free HEAD sources with free BASE sources where `score(b, h)` (> 0)
+/// is the unique best for both; repeated, as accepted pairs free others'
+/// choices. Adds HEAD -> BASE to `out`.
+template <typename ScoreFn>
+void match_mutual_best(std::set<std::string>* bfree, std::set<std::string>* hfree, ScoreFn score,
+                       std::map<std::string, std::string>* out) {
+  // The unique best candidate of `one` among `cands` (score > 0), else "".
+  auto best = [&](const std::string& one, const std::set<std::string>& cands, bool one_is_head) {
+    double top = 0;
+    size_t ties = 0;
+    const std::string* who = nullptr;
+    for (const std::string& c : cands) {
+      double x = one_is_head ? score(c, one) : score(one, c);
+      if (x > top) top = x, ties = 0, who = &c;
+      else if (x == top) ++ties;
+    }
+    return top > 0 && ties == 0 ? *who : std::string();
+  };
+  for (bool progress = true; progress && !bfree->empty() && !hfree->empty();) {
+    progress = false;
+    for (const std::string& h : std::set<std::string>(*hfree)) {
+      if (bfree->empty()) break;
+      std::string b = best(h, *bfree, true);
+      if (b.empty() || best(b, *hfree, false) != h) continue;
+      (*out)[h] = b;
+      bfree->erase(b);
+      hfree->erase(h);
+      progress = true;
+    }
+  }
+}
+
+/// Matches the sources of two builds as files / modules, whatever kernels
+/// they define: equal; then the longest common tail of components; then the
+/// most similar set of kernel names defined there (Jaccard >= 1/2), each the
+/// unique best for both sides. HEAD source -> BASE source; "" never matches.
+std::map<std::string, std::string> match_files(const build::Build& base, const build::Build& head) {
+  std::map<std::string, std::set<std::string>> bk, hk;  // source -> kernel names
+  SourceSet bparts, hparts;
+  for (auto [b, kernels, parts] : {std::tuple{&base, &bk, &bparts}, std::tuple{&head, &hk, &hparts}})
+    for (const Variant& v : b->variants) {
+      std::string src = v.source();
+      if (src.empty()) continue;
+      (*kernels)[src].insert(v.kernel);
+      if (!parts->count(src)) parts->emplace(src, build::source_components(v));
+    }
+  std::map<std::string, std::string> out;
+  std::set<std::string> bfree, hfree;
+  for (const auto& [src, k] : bk) bfree.insert(src);
+  for (const auto& [src, k] : hk) {
+    if (bfree.erase(src)) out[src] = src;
+    else hfree.insert(src);
+  }
+  match_mutual_best(&bfree, &hfree, [&](const std::string& b, const std::string& h) {
+    return static_cast<double>(build::common_source_suffix(bparts.at(b), hparts.at(h)));
+  }, &out);
+  match_mutual_best(&bfree, &hfree, [&](const std::string& b, const std::string& h) {
+    const auto &x = bk.at(b), &y = hk.at(h);
+    size_t inter = 0;
+    for (const std::string& k : x) inter += y.count(k);
+    double j = static_cast<double>(inter) / static_cast<double>(x.size() + y.size() - inter);
+    return j >= 0.5 ? j : 0.0;
+  }, &out);
+  return out;
+}
 
 std::map<std::string, SourceSet> sources_by_kernel(const build::Build& b) {
   std::map<std::string, SourceSet> out;
@@ -50,7 +117,9 @@ std::map<std::string, SourceSet> sources_by_kernel(const build::Build& b) {
 }
 
 /// Matches the sources of one kernel name: HEAD source -> BASE source.
-std::map<std::string, std::string> match_sources(const SourceSet& bs, const SourceSet& hs) {
+/// `files` is match_files() of the two builds.
+std::map<std::string, std::string> match_sources(const SourceSet& bs, const SourceSet& hs,
+                                                 const std::map<std::string, std::string>& files) {
   std::map<std::string, std::string> out;
   std::set<std::string> bfree, hfree;
   for (const auto& [src, parts] : bs) bfree.insert(src);
@@ -58,29 +127,17 @@ std::map<std::string, std::string> match_sources(const SourceSet& bs, const Sour
     if (bfree.erase(src)) out[src] = src;  // the same source
     else hfree.insert(src);
   }
-  // Longest common suffix of components, accepted where it is the unique
-  // best for both sides; repeated, as accepted pairs free others' choices.
-  for (bool progress = true; progress && !bfree.empty() && !hfree.empty();) {
-    progress = false;
-    auto best = [](const std::set<std::string>& cands, const std::vector<std::string>& parts,
-                   const SourceSet& where, std::string* who) {
-      size_t top = 0, ties = 0;
-      for (const std::string& c : cands) {
-        size_t n = build::common_source_suffix(parts, where.at(c));
-        if (n > top) top = n, ties = 0, *who = c;
-        else if (n == top) ++ties;
-      }
-      return ties == 0 ? top : 0;
-    };
-    for (const std::string& h : std::set<std::string>(hfree)) {
-      std::string b, back;
-      if (best(bfree, hs.at(h), bs, &b) == 0) continue;
-      if (best(hfree, bs.at(b), hs, &back) == 0 || back != h) continue;
-      out[h] = b;
-      bfree.erase(b);
-      hfree.erase(h);
-      progress = true;
-    }
+  // Longest common tail of components among the sources of this kernel name.
+  match_mutual_best(&bfree, &hfree, [&](const std::string& b, const std::string& h) {
+    return static_cast<double>(build::common_source_suffix(bs.at(b), hs.at(h)));
+  }, &out);
+  // The files matched as wholes (by tail or by the kernels they define).
+  for (const std::string& h : std::set<std::string>(hfree)) {
+    auto it = files.find(h);
+    if (it == files.end() || !bfree.count(it->second)) continue;
+    out[h] = it->second;
+    bfree.erase(it->second);
+    hfree.erase(h);
   }
   // One source left on each side: the kernel moved (file renamed, module moved).
   if (bfree.size() == 1 && hfree.size() == 1) out[*hfree.begin()] = *bfree.begin();
@@ -91,10 +148,11 @@ std::map<std::string, std::string> match_sources(const SourceSet& bs, const Sour
 /// source when it continues none.
 std::vector<std::string> continued_sources(const build::Build& base, const build::Build& head) {
   std::map<std::string, SourceSet> bk = sources_by_kernel(base), hk = sources_by_kernel(head);
+  const std::map<std::string, std::string> files = match_files(base, head);
   std::map<std::string, std::map<std::string, std::string>> match;
   for (const auto& [kernel, hs] : hk) {
     auto it = bk.find(kernel);
-    if (it != bk.end()) match[kernel] = match_sources(it->second, hs);
+    if (it != bk.end()) match[kernel] = match_sources(it->second, hs, files);
   }
   std::vector<std::string> out;
   for (const Variant& v : head.variants) {

@@ -155,6 +155,31 @@ TEST_F(PairingTest, KernelsOfOneNamePairBySource) {
   }
 }
 
+TEST_F(PairingTest, RenamedScriptsAreToldApartByTheKernelsTheyDefine) {
+  // Two tutorial scripts both define matmul_kernel; HEAD renamed both files
+  // and moved them: no tail tells them apart, the other kernel each defines does.
+  auto in = [&](int index, const std::string& file) {
+    build::Variant v = capture_.variants[index];
+    v.qualname = "__main__." + v.kernel;
+    v.source_file = file;
+    return v;
+  };
+  build::Build b = capture_, h = capture_;
+  b.variants = {in(5, "/a/03-matmul.py"), in(0, "/a/03-matmul.py"), in(5, "/a/09-persistent.py"),
+                in(2, "/a/09-persistent.py")};
+  h.variants = {in(2, "/b/t/tut9.py"), in(5, "/b/t/tut9.py"), in(0, "/b/t/tut3.py"),
+                in(5, "/b/t/tut3.py")};
+  auto pairs = pair_variants(b, h, always_similar, nullptr);
+  EXPECT_EQ(describe(pairs), (std::vector<std::string>{"0->3:exact", "1->2:exact", "2->1:exact",
+                                                       "3->0:exact"}));
+  // Without the other kernels nothing tells the two matmul_kernels apart.
+  b.variants = {b.variants[0], b.variants[2]};
+  h.variants = {h.variants[1], h.variants[3]};
+  EXPECT_EQ(describe(pair_variants(b, h, always_similar, nullptr)),
+            (std::vector<std::string>{"0->-1:removed", "1->-1:removed", "-1->0:added",
+                                      "-1->1:added"}));
+}
+
 TEST_F(PairingTest, SameConstexprsOtherOptionsPairAsOptionsDiffer) {
   build::Build b = subset(capture_, {5, 6});
   build::Build h = b;

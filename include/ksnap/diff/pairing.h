@@ -12,7 +12,9 @@
 // the kernels of one name are matched across builds: equal sources; then the
 // longest common suffix of source components (`/ci/a/bench/x.py` continues
 // as `/ci/b/bench/x.py`, not as `/ci/b/bench/y.py`) where it is the unique
-// best on both sides; then the one source left on each side (a moved file).
+// best on both sides; then the files matched as wholes, by that tail or by
+// the set of kernel names each defines (renamed scripts); then the one source
+// left on each side (a moved file).
 // Variants pair only within one kernel: two scripts that both define
 // `__main__.matmul_kernel` are two kernels, each paired with its own.
 //
