@@ -136,6 +136,20 @@ TEST_F(DeterminismCli, RecordedCommitsRememberUnstableStages) {
   EXPECT_EQ(run("diff " + kBase + " " + again + " --exit-code").rc, 1);  // no store, no file
 }
 
+TEST(DeterminismGpuCli, TwoH200RunsOfTheSuiteAreDeterministic) {
+  // tests/fixtures/gpu_capture: the project's suite captured twice on an H200,
+  // in two processes from empty caches (docs/capture.md).
+  const std::string fx = std::string(KSNAP_SOURCE_DIR) + "/tests/fixtures/gpu_capture";
+  if (!fs::exists(fx + "/run1/manifest.json")) GTEST_SKIP() << "no GPU capture fixture";
+  CmdResult r = run("check-determinism " + fx + "/run1 " + fx + "/run2 -f json --exit-code");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  json u = json::parse(r.out);
+  EXPECT_EQ(u["variants_compared"], 27);
+  EXPECT_EQ(u["stages_compared"], 108);
+  EXPECT_TRUE(u["variants"].empty());
+  EXPECT_TRUE(u["unpaired"].empty());
+}
+
 TEST(CaptureRepeatCli, TwoRunsRecordWhatCompiledDifferently) {
   if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "no /usr/bin/python3";
   TempDir tmp("capture_repeat");
