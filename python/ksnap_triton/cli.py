@@ -5,6 +5,7 @@
     merge OUT [SHARD...] [--build NAME]
     recompile CAPTURE -o OUT [--target T] [--jobs N] [--shard i/n] [--timeout S]
               [--kernel NAME]... [--no-sass] [--build NAME]
+    affected FILE [--pytest] [--script S]    (see affected.py)
 
 ``capture`` runs PROGRAM unchanged with the recorder installed:
 
@@ -232,7 +233,12 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["affected"]:  # ksnap diff --affected output -> pytest ids / points
+        from . import affected
+
+        return affected.main(argv[1:])
+    args = parse_args(argv)
     if args.command == "recompile":
         from . import recompile
 

@@ -460,6 +460,7 @@ def recompile(capture: str, out: str, *, target: str | None = None, jobs: int | 
     os.makedirs(os.path.join(out, "cache"), exist_ok=True)
     rebuilt: list[dict] = []
     failures: list[dict] = []
+    warnings: list[str] = []
     progress = Progress(len(p.tasks), stream, tty)
     compile_seconds = 0.0
 
@@ -471,6 +472,9 @@ def recompile(capture: str, out: str, *, target: str | None = None, jobs: int | 
         nonlocal compile_seconds
         ok = bool(msg.get("ok"))
         if ok:
+            for w in msg["entry"].pop("_warnings", []):
+                warnings.append(f"{t.name}: {w}")
+                stream.write(f"ksnap_triton: recompile warning: {t.name}: {w}\n")
             rebuilt.append(msg["entry"])
             compile_seconds += float(msg["entry"].get("compile_s") or 0)
         else:
@@ -511,7 +515,7 @@ def recompile(capture: str, out: str, *, target: str | None = None, jobs: int | 
         "shard": f"{i_n[0]}/{i_n[1]}", "jobs": jobs,
         "variants_in_capture": p.total, "planned": len(p.tasks),
         "other_shards": p.other_shards, "rebuilt": len(rebuilt), "failed": failures,
-        "skipped": p.skipped,
+        "skipped": p.skipped, "warnings": sorted(warnings),
         "wall_s": round(wall, 3), "cpu_s": round(cpu, 3),
         "compile_s_sum": round(compile_seconds, 3),
         "variants_per_s": round(len(rebuilt) / wall, 3) if wall > 0 else None,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import sys
 import threading
 from typing import Any, Iterable
@@ -341,7 +342,7 @@ class Recorder:
             return
         try:
             path = sass.write_sass(os.path.join(self.root, cubin), tool)
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, subprocess.SubprocessError) as e:
             self._error(f"no sass stage: {e}")
             return
         if path:

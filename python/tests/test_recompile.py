@@ -177,7 +177,11 @@ def test_timeout_kills_the_worker(captured, tmp_path):
 
 
 def test_no_triton_for_the_workers_is_a_usage_error(captured, tmp_path):
-    env = {"PYTHONPATH": PYTHON_DIR}  # the package, but no Triton
+    # A `triton` that cannot be imported shadows any installed one.
+    blocker = tmp_path / "blocker" / "triton"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('no Triton on this runner')\n")
+    env = {"PYTHONPATH": os.pathsep.join([str(blocker.parent), PYTHON_DIR])}
     r = run_python(["-m", "ksnap_triton", "recompile", str(captured), "-o", str(tmp_path / "n")],
                    env_extra=env)
     assert r.returncode == 2
