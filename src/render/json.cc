@@ -127,6 +127,18 @@ std::string render_json(const diff::DiffResult& r, const RenderOptions& o) {
       stages[s.stage] = js;
     }
     jv["stages"] = stages;
+    if (!v.binaries.empty()) {  // compared by hash and size only (result.h)
+      json bins = json::object();
+      auto size = [](int64_t n) { return n < 0 ? json(nullptr) : json(n); };
+      for (const auto& b : v.binaries) {
+        json jb = {{"status", diff::status_name(b.status)},
+                   {"bytes", {{"base", size(b.bytes.first)}, {"head", size(b.bytes.second)}}}};
+        if (b.base_hash) jb["base_hash"] = hex64(b.base_hash);
+        if (b.head_hash) jb["head_hash"] = hex64(b.head_hash);
+        bins[b.stage] = jb;
+      }
+      jv["binaries"] = bins;
+    }
     variants.push_back(jv);
   }
   root["variants"] = variants;

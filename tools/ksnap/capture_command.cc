@@ -70,8 +70,8 @@ Expected<std::string> plugin_dir() {
                     {dir, 0, 0});
 }
 
-/// Replaces this process with `python -m ksnap_triton <args>`; returns only
-/// on failure.
+}  // namespace
+
 Status exec_plugin(const std::vector<std::string>& args) {
   KSNAP_ASSIGN_OR_RETURN(std::string dir, plugin_dir());
   const char* old_path = std::getenv("PYTHONPATH");
@@ -91,6 +91,8 @@ Status exec_plugin(const std::vector<std::string>& args) {
                     "cannot run " + python + ": " + std::strerror(errno) +
                         " (set KSNAP_PYTHON to a Python 3 interpreter)");
 }
+
+namespace {
 
 struct CaptureFlags {
   std::string output, build, arch;

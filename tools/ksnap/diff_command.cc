@@ -9,6 +9,7 @@
 #include <optional>
 #include <thread>
 
+#include "affected.h"
 #include "commands.h"
 #include "ksnap/build/build.h"
 #include "ksnap/build/unstable.h"
@@ -75,7 +76,7 @@ int write_output(const std::string& path, const std::string& text) {
 struct DiffArgs {
   std::string base, head, format = "terminal", output, color = "auto", stages, kernels;
   std::string store = store::default_store_path();  // for arguments that are recorded commits
-  bool stat = false, exit_code = false, no_diffs = false, fail_on_unstable = false;
+  bool stat = false, exit_code = false, no_diffs = false, fail_on_unstable = false, affected = false;
   std::vector<std::string> unstable_from;  // unstable.json files (check-determinism output)
   uint32_t context = 3;
   unsigned jobs = 0;
@@ -108,6 +109,9 @@ int run_diff(const DiffArgs& a) {
     return report_error(make_error(ErrorCode::kInvalidArgument,
                                    "unknown --format '" + a.format +
                                        "' (terminal, markdown, json, html, stat)"));
+  if (a.affected && fmt != render::Format::kTerminal && fmt != render::Format::kJson)
+    return report_error(make_error(ErrorCode::kInvalidArgument,
+                                   "--affected prints text or --format json"));
   if (a.bench_base.empty() != a.bench_head.empty())
     return report_error(make_error(ErrorCode::kInvalidArgument,
                                    "--bench-base and --bench-head go together"));
@@ -133,6 +137,13 @@ int run_diff(const DiffArgs& a) {
   }
   auto result = diff::diff_builds(*base, *head, opts);
   if (!result) return report_error(result.status());
+  if (a.affected) {  // the benchmark points to rerun (affected.h)
+    Affected af = affected_points(*result);
+    int rc = write_output(a.output, fmt == render::Format::kJson ? render_affected_json(af)
+                                                                  : render_affected_text(af));
+    if (rc != kExitOk) return rc;
+    return a.exit_code && af.changed_variants ? kExitDifferences : kExitOk;
+  }
   render::RenderOptions ro;
   std::optional<perf::VerdictReport> verdicts;
   if (!a.bench_base.empty()) {
@@ -203,7 +214,7 @@ int run_normalize(const std::string& path, const std::string& stage_flag, bool s
   if (!ir::dialect_for_stage(stage, &d))
     return report_error(make_error(ErrorCode::kInvalidArgument,
                                    "cannot tell the IR kind of '" + path +
-                                       "'; pass --stage ttir|ttgir|llir|ptx|amdgcn|spv"));
+                                       "'; pass --stage ttir|ttgir|llir|ptx|amdgcn|spv|sass"));
   auto buf = read_text_file(path);
   if (!buf) return report_error(buf.status());
   auto m = norm::normalize(*buf, d, nf.options());
@@ -255,6 +266,8 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
   d->add_option("--store", a->store, "History store for commit arguments (default .ksnap/history.db)");
   d->add_option("--max-bytes", a->max_bytes, "Markdown size cap in bytes (default 60000)");
   d->add_flag("--no-diffs", a->no_diffs, "Summary and group headers only");
+  d->add_flag("--affected", a->affected,
+              "List the benchmark points whose variants changed (text, or --format json)");
   a->norm.add(d);
   d->add_option("--bench-base", a->bench_base,
                 "Benchmark results of BASE (perf_report CSV or ksnap samples; repeatable)");
