@@ -4,10 +4,13 @@
 #   - Python tests of the Triton capture plugin and the PR-workflow scripts (pytest)
 #   - a short libFuzzer run of every parser target
 #   - the HTML report in headless Chromium
+#   - install and packaging: the tune-only consumer project, the .deb, the
+#     workflow YAML lint (the workflows' step runner runs inside ctest)
 # Set KSNAP_FUZZ_SECONDS (default 20 per target) to fuzz longer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
+bash scripts/install-deps.sh   # the quick start installs only what building needs
+bash scripts/build.sh -DKSNAP_BUILD_TESTS=ON -DKSNAP_BUILD_BENCH=ON
 echo "== ctest"
 ctest --test-dir build -j"$(nproc)" --output-on-failure
 # The PR-workflow scripts' tests (tests/workflow) run inside ctest
@@ -29,4 +32,12 @@ if [ -f tests/browser/run.sh ]; then
   fi
   bash tests/browser/run.sh
 fi
+# ---- install, package, PR workflow (tests/consumer, tests/package, tests/workflow/lint)
+echo "== install: tune-only prefix + consumer project"
+bash tests/consumer/run.sh
+echo "== package: the .deb, built, installed, used (KSNAP_PACKAGE_INSTALL=${KSNAP_PACKAGE_INSTALL:-auto})"
+bash tests/package/run.sh build
+echo "== workflow YAML lint"
+bash tests/workflow/lint/run.sh
+# ---- end install, package, PR workflow
 echo "== all test suites passed"

@@ -201,6 +201,33 @@ def test_single_workflow_same_repository_pull_request(github, corpus, ksnap, tmp
     assert "No IR change." in comments2[0]["body"] and github.gh_state()["labels"] == []
 
 
+@pytest.mark.parametrize("backend", ["artifact", "branch"])
+def test_store_backends_carry_main_history_to_pull_requests(github, corpus, backend):
+    wf = (WORKFLOWS / "ksnap-ir.yml").read_text()
+    wf = wf.replace("store-backend: cache ", f"store-backend: {backend} ")
+    if backend == "branch":
+        wf = wf.replace("contents: read ", "contents: write")
+    assert f"store-backend: {backend}" in wf
+    github.create_repo(dict(files(corpus, "base", ()), **{".github/workflows/ksnap-ir.yml": wf}))
+    m = []
+    for i in (1, 2):
+        run = only(github.push("main", {"README.md": f"take {i}\n"}, f"M{i}"), "ksnap-ir.yml")
+        assert run.conclusion == "success", explain(run)
+        m.append(run.head_sha)
+    assert github.caches.entries == []  # this backend does not use actions/cache
+    if backend == "artifact":
+        assert [r.artifacts for r in github.runs] == [["ksnap-history"], ["ksnap-history"]]
+    else:
+        refs = subprocess.run(["git", "rev-list", "--count", "refs/heads/ksnap-history"],
+                              cwd=github.bare("octo/kernels"), text=True, capture_output=True)
+        assert refs.stdout.strip() == "1"  # one orphan commit, force-pushed
+    runs = github.open_pull_request("octo/kernels", "f", {"bench/variant.txt": "no_licm\n"}, "P1")
+    run = only(runs, "ksnap-ir.yml")
+    assert run.conclusion == "success", explain(run)
+    body = marked(github)[0]["body"]
+    assert "**IR changed.**" in body and f"{m[1][:12]}, the merge-base" in body, body[:400]
+
+
 def test_single_workflow_on_a_fork_warns_and_passes(github, corpus):
     record_main(github, corpus, ("ksnap-ir.yml",))
     runs = github.open_pull_request("forker/kernels", "x", {"bench/variant.txt": "no_licm\n"}, "P1")

@@ -51,8 +51,12 @@ case "$mode" in
   source)
     prefix="${prefix:-$tmp/ksnap}"
     KSNAP_BROWSER_TESTS=0 bash "$src/scripts/install-deps.sh" --build
+    launcher=()
+    if command -v ccache >/dev/null 2>&1; then
+      launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+    fi
     cmake -S "$src" -B "$tmp/ksnap-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DKSNAP_BUILD_TESTS=OFF -DKSNAP_BUILD_BENCH=OFF >/dev/null
+      -DKSNAP_BUILD_TESTS=OFF -DKSNAP_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
     cmake --build "$tmp/ksnap-build" >/dev/null
     cmake --install "$tmp/ksnap-build" --prefix "$prefix" >/dev/null
     echo "$prefix/bin" >> "$GITHUB_PATH"
