@@ -23,6 +23,7 @@ mkdir -p "$out"
 exec > >(tee "$out/venv_capture.log") 2>&1
 py="${KSNAP_GPU_PYTHON:-python3}"
 work="$(mktemp -d /tmp/ksnap-venv-XXXXXX)"
+trap 'rm -rf "$work"' EXIT
 say() { echo "venv_capture: $*"; }
 die() { say "FAIL: $*"; exit 1; }
 
@@ -37,11 +38,24 @@ PY
 # which must not land in the repository.
 cp -r "$src/python" "$work/src"
 rm -rf "$work/src/tests" "$work/src/bench"
-"$py" -m venv --system-site-packages "$work/venv" || die "cannot make a venv"
 venv_py="$work/venv/bin/python"
-"$venv_py" -m pip install --no-build-isolation --no-index --no-deps -q "$work/src" ||
-  die "pip install --no-build-isolation failed (does $py have setuptools >= 61?)"
-say "installed $("$venv_py" -m pip show ksnap-triton | sed -n 's/^Name: //p;s/^Version: //p' | paste -sd' ') into $work/venv"
+pip=("$venv_py" -m pip)
+if ! "$py" -m venv --system-site-packages "$work/venv" 2>"$work/venv.err"; then
+  # No ensurepip for this interpreter: a venv without pip, filled by the outer pip.
+  "$py" -m venv --system-site-packages --without-pip "$work/venv" || { cat "$work/venv.err"; die "cannot make a venv"; }
+  pip=("$py" -m pip --python "$venv_py")
+fi
+# When $py is itself a venv, --system-site-packages shows its base, not its
+# packages: then a .pth adds $py's site folders after the venv's own.
+if ! "$venv_py" -c 'import triton, torch' 2>/dev/null; then
+  site="$("$venv_py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  "$py" -c 'import site; print("\n".join(site.getsitepackages()))' > "$site/_outer_site.pth"
+  "$venv_py" -c 'import triton, torch' || die "the venv cannot import $py's triton and torch"
+  say "the venv sees $py's packages through $site/_outer_site.pth"
+fi
+"${pip[@]}" install --no-build-isolation --no-index --no-deps -q "$work/src" ||
+  die "pip install --no-build-isolation failed (does $py have setuptools >= 61 and wheel?)"
+say "installed $("${pip[@]}" show ksnap-triton | sed -n 's/^Name: //p;s/^Version: //p' | paste -sd' ') into $work/venv"
 
 mkdir -p "$work/elsewhere"
 cd "$work/elsewhere"   # nothing of the source tree on sys.path
