@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds ksnap in build/ (Release, -O3, Ninja). Uses ccache
 # when it is installed (rebuilds and several worktrees share one cache).
-# KSNAP_BUILD_DIR overrides the folder; arguments go to cmake, e.g.
-#   bash scripts/build.sh -DKSNAP_BUILD_TESTS=OFF -DKSNAP_BUILD_BENCH=OFF   # ksnap only
+# KSNAP_BUILD_DIR overrides the folder; arguments are passed to cmake after
+# the defaults (scripts/sanitize.sh: -DKSNAP_SANITIZE=ON ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${KSNAP_BUILD_DIR:-build}"

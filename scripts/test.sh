@@ -4,8 +4,6 @@
 #   - Python tests of the Triton capture plugin and the PR-workflow scripts (pytest)
 #   - a short libFuzzer run of every parser target
 #   - the HTML report in headless Chromium
-#   - install and packaging: the tune-only consumer project, the .deb, the
-#     workflow YAML lint (the workflows' step runner runs inside ctest)
 # Set KSNAP_FUZZ_SECONDS (default 20 per target) to fuzz longer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +30,9 @@ if [ -f tests/browser/run.sh ]; then
   fi
   bash tests/browser/run.sh
 fi
-# ---- install, package, PR workflow (tests/consumer, tests/package, tests/workflow/lint)
+# ---- install, package, PR workflow: the consumer project against a
+# tune-only install, the .deb built/installed/used, the workflow YAML lint
+# (the step runner of the workflows runs inside ctest: workflow_scripts).
 echo "== install: tune-only prefix + consumer project"
 bash tests/consumer/run.sh
 echo "== package: the .deb, built, installed, used (KSNAP_PACKAGE_INSTALL=${KSNAP_PACKAGE_INSTALL:-auto})"

@@ -14,7 +14,7 @@
 // ksnap_triton/ (a build folder inside the repository, or an install: the
 // .deb and `cmake --install` put a link to the package there). When none
 // does, the interpreter's own installed package is used (`pip install
-// ksnap/python` into a venv), and if it has none the error says so (exit 2).
+// ksnap/python` into a venv); if it has none, that is the error (exit 2).
 // On success the process becomes the plugin and its exit status is ksnap's.
 #include <limits.h>
 #include <unistd.h>
@@ -42,8 +42,20 @@ std::string executable_dir() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-/// The folder that holds the ksnap_triton package; "" when none is next to
-/// the executable (then the interpreter's installed package is used).
+/// Runs the interpreter's installed package, or explains that there is none
+/// (exit 2): `python -c` with this text, then the plugin's arguments.
+constexpr const char* kInstalledPluginMain =
+    "import sys\n"
+    "try:\n"
+    "    from ksnap_triton.cli import main\n"
+    "except ImportError as e:\n"
+    "    sys.stderr.write('ksnap: no ksnap_triton Python package next to the ksnap executable, '\n"
+    "                     'and %s cannot import one (%s): install it (pip install "
+    "<ksnap>/python, or the ksnap .deb) or set KSNAP_PYTHONPATH\\n' % (sys.executable, e))\n"
+    "    sys.exit(2)\n"
+    "sys.exit(main(sys.argv[1:]))\n";
+
+/// The folder that holds the ksnap_triton package.
 Expected<std::string> plugin_dir() {
   if (const char* env = std::getenv("KSNAP_PYTHONPATH"); env && *env) {
     if (!is_directory(std::string(env) + "/ksnap_triton"))
@@ -56,35 +68,28 @@ Expected<std::string> plugin_dir() {
     std::string candidate = dir + rel;
     if (is_directory(candidate + "/ksnap_triton")) return candidate;
   }
-  return std::string();
+  return make_error(ErrorCode::kNotFound,
+                    "cannot find the ksnap_triton Python package next to the ksnap executable; "
+                    "set KSNAP_PYTHONPATH to the repository's python/ folder",
+                    {dir, 0, 0});
 }
-
-/// Runs the installed package's CLI, or explains that there is none (exit 2).
-constexpr const char* kInstalledPluginMain =
-    "import sys\n"
-    "try:\n"
-    "    from ksnap_triton.cli import main\n"
-    "except ImportError as e:\n"
-    "    sys.stderr.write('ksnap: no ksnap_triton Python package next to the ksnap executable, '\n"
-    "                     'and %s cannot import one (%s): install it (pip install "
-    "<ksnap>/python, or the ksnap .deb) or set KSNAP_PYTHONPATH\\n' % (sys.executable, e))\n"
-    "    sys.exit(2)\n"
-    "sys.exit(main(sys.argv[1:]))\n";
 
 /// Replaces this process with `python -m ksnap_triton <args>`; returns only
 /// on failure.
 Status exec_plugin(const std::vector<std::string>& args) {
-  KSNAP_ASSIGN_OR_RETURN(std::string dir, plugin_dir());
+  Expected<std::string> found = plugin_dir();
+  if (const char* pinned = std::getenv("KSNAP_PYTHONPATH"); !found && pinned && *pinned)
+    return found.status();
   const char* env_python = std::getenv("KSNAP_PYTHON");
   const std::string python = env_python && *env_python ? env_python : "python3";
   std::vector<std::string> argv = {python, "-m", "ksnap_triton"};
-  if (dir.empty()) {
-    argv = {python, "-c", kInstalledPluginMain};
-  } else {
+  if (found) {
     const char* old_path = std::getenv("PYTHONPATH");
-    std::string path = dir;
+    std::string path = *found;
     if (old_path && *old_path) path += std::string(":") + old_path;
     ::setenv("PYTHONPATH", path.c_str(), 1);
+  } else {
+    argv = {python, "-c", kInstalledPluginMain};  // the interpreter's installed plugin
   }
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> c_argv;
