@@ -124,9 +124,16 @@ def capture_environment(args: argparse.Namespace, base: dict | None = None) -> d
     here = os.path.dirname(os.path.abspath(__file__))
     bootstrap = os.path.join(here, "_bootstrap")
     package_parent = os.path.dirname(here)
-    parts = [bootstrap, package_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
-                                           if p and p not in (bootstrap, package_parent)]
+    # The bootstrap imports this very package by path (KSNAP_CAPTURE_PLUGIN).
+    # Its parent goes on PYTHONPATH only when it is a folder of its own (the
+    # source tree, share/ksnap/python): an installed plugin's site-packages
+    # would shadow the packages of the program's interpreter.
+    shared = os.path.basename(package_parent) in ("site-packages", "dist-packages")
+    front = [bootstrap] if shared else [bootstrap, package_parent]
+    parts = front + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
+                     if p and p not in (bootstrap, package_parent)]
     env["PYTHONPATH"] = os.pathsep.join(parts)
+    env[session.ENV_PLUGIN] = here
     env[session.ENV_DIR] = out
     env[session.ENV_ARGV] = json.dumps(list(args.program))
     script = _main_script(list(args.program))

@@ -15,7 +15,7 @@ int report_error(const Status& status) {
 int main(int argc, char** argv) {
   CLI::App app{"ksnap: snapshot, diff and autotune GPU microkernels across compiler builds"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "ksnap 0.1.0");
+  app.set_version_flag("--version", "ksnap " KSNAP_VERSION);
   ksnap::cli::Context ctx;
   // Each family registers its subcommands; keep this list in ARCHITECTURE.md order.
   ksnap::cli::register_diff_commands(app, ctx);
