@@ -29,8 +29,11 @@ def main() -> None:
         original_init(self, *a, **k)
         xs = list(self.x_vals)
         if len(xs) > args.points:
-            step = (len(xs) - 1) / (args.points - 1)
-            self.x_vals = [xs[round(i * step)] for i in range(args.points)]
+            if args.points <= 1:
+                self.x_vals = xs[:1]
+            else:
+                step = (len(xs) - 1) / (args.points - 1)
+                self.x_vals = [xs[round(i * step)] for i in range(args.points)]
 
     tt.Benchmark.__init__ = init
     original_bench = tt.do_bench
