@@ -303,6 +303,9 @@ class Differ {
     const Unit& b = B ? *B : kEmpty;
     const Unit& h = H ? *H : kEmpty;
     std::vector<Match> m;
+    // Edit pairs index this unit's lines: a unit present on one side only
+    // has none (never the previous unit's).
+    edit_pairs_.clear();
     if (B && H) {
       std::vector<uint64_t> kb, kh;
       kb.reserve(b.lines.size());
@@ -448,7 +451,7 @@ class Differ {
         dl.base_line = bl.line_no;
         dl.py_line = bl.py_line;
         auto it = pb.find(e.b);
-        if (it != pb.end()) {
+        if (it != pb.end() && it->second < H.lines.size()) {
           std::vector<Span> ignore;
           word_highlights(bl.display, renamed(H.lines[it->second]), &dl.highlights, &ignore);
         }
@@ -462,7 +465,7 @@ class Differ {
         dl.head_line = hl.line_no;
         dl.py_line = hl.py_line;
         auto it = ph.find(e.h);
-        if (it != ph.end()) {
+        if (it != ph.end() && it->second < B.lines.size()) {
           std::vector<Span> ignore;
           word_highlights(B.lines[it->second].display, dl.text, &ignore, &dl.highlights);
         }
@@ -513,10 +516,34 @@ class Differ {
   Hasher signature_;
 };
 
+/// Empty when every symbol reference of `m` is in range (true of every
+/// Module that norm::normalize builds); else what is wrong.
+std::string check_module(const Module& m) {
+  for (const Unit& u : m.units)
+    for (const Line& l : u.lines)
+      for (const norm::SymbolRef& r : l.symbols) {
+        if (r.id >= m.symbols.size())
+          return "line " + std::to_string(l.line_no) + " names symbol " + std::to_string(r.id) +
+                 " of " + std::to_string(m.symbols.size());
+        if (r.offset > l.display.size() || r.length > l.display.size() - r.offset ||
+            r.shape_offset > l.shape.size() || r.shape_length > l.shape.size() - r.shape_offset)
+          return "line " + std::to_string(l.line_no) + " has a symbol outside its text";
+      }
+  return {};
+}
+
 }  // namespace
 
 void structural_diff(const norm::Module& base, const norm::Module& head,
                      const StructuralOptions& opts, StageDiff* out) {
+  for (const auto* side : {&base, &head}) {
+    std::string bad = check_module(*side);
+    if (!bad.empty()) {
+      out->fallback = std::string(side == &base ? "BASE" : "HEAD") + " " + side->file + ": " +
+                      bad + "; no structural diff";
+      return;
+    }
+  }
   Differ(base, head, opts, out).run();
 }
 

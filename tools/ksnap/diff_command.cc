@@ -158,6 +158,16 @@ int run_diff(const DiffArgs& a) {
   }
   int rc = write_output(a.output, text);
   if (rc != kExitOk) return rc;
+  // Malformed or unreadable IR: the report above holds every other stage;
+  // the input errors are still errors (stderr, exit 2).
+  bool input_error = false;
+  for (const auto& v : result->variants)
+    for (const auto& s : v.stages)
+      if (s.input_error) {
+        std::cerr << "ksnap: " << s.fallback << "\n";
+        input_error = true;
+      }
+  if (input_error) return kExitError;
   return a.exit_code && result->any_change() ? kExitDifferences : kExitOk;
 }
 

@@ -28,7 +28,10 @@ struct StructuralOptions {
 };
 
 /// Fills lines_added/removed, hunks and change_signature of `out` (status
-/// and other fields are the caller's).
+/// and other fields are the caller's). Any two Modules built by
+/// norm::normalize can be diffed, whatever units each side has; a Module
+/// whose symbol references are out of range (not one normalize builds) is
+/// not diffed: `out->fallback` says why.
 void structural_diff(const norm::Module& base, const norm::Module& head,
                      const StructuralOptions& opts, StageDiff* out);
 
