@@ -139,4 +139,33 @@ std::vector<Match> align(const std::vector<uint64_t>& a, const std::vector<uint6
   return std::move(al.out);
 }
 
+std::vector<Match> align_levels(const std::vector<std::vector<uint64_t>>& a,
+                                const std::vector<std::vector<uint64_t>>& b,
+                                uint64_t dp_cell_limit) {
+  if (a.empty() || b.empty()) return {};
+  std::vector<Match> m = align(a[0], b[0], dp_cell_limit);
+  std::vector<uint64_t> sa, sb;
+  for (size_t level = 1; level < a.size() && level < b.size(); ++level) {
+    std::vector<Match> out;
+    out.reserve(m.size());
+    uint32_t pa = 0, pb = 0;
+    const uint32_t na = static_cast<uint32_t>(a[level].size());
+    const uint32_t nb = static_cast<uint32_t>(b[level].size());
+    for (size_t k = 0; k <= m.size(); ++k) {
+      uint32_t ea = k < m.size() ? m[k].first : na;
+      uint32_t eb = k < m.size() ? m[k].second : nb;
+      if (ea > pa && eb > pb) {
+        sa.assign(a[level].begin() + pa, a[level].begin() + ea);
+        sb.assign(b[level].begin() + pb, b[level].begin() + eb);
+        for (const Match& g : align(sa, sb, dp_cell_limit)) out.emplace_back(pa + g.first, pb + g.second);
+      }
+      if (k < m.size()) out.push_back(m[k]);
+      pa = ea + 1;
+      pb = eb + 1;
+    }
+    m = std::move(out);
+  }
+  return m;
+}
+
 }  // namespace ksnap::diff

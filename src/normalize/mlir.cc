@@ -30,11 +30,25 @@ bool is_alias(const ir::Token& t) {
   return char_after(t) != '<';
 }
 
-/// `#blocked12` -> `#blocked` (the class of the alias, stable across builds).
+/// The mask of an alias: its sigil only (`#alias`, `!alias`). An alias is
+/// identified by its definition, so its name, prefix included, is free to
+/// change (`#blocked3` -> `#mma`): only what it stands for counts.
 std::string_view alias_mask(std::string_view name) {
-  size_t n = name.size();
-  while (n > 1 && name[n - 1] >= '0' && name[n - 1] <= '9') --n;
-  return name.substr(0, n);
+  return name[0] == '!' ? std::string_view("!alias") : std::string_view("#alias");
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+/// Aliases named inside dropped location text (`loc(fused<#di_subprogram>[...])`)
+/// other than the `#loc` table itself: their definitions are debug info, kept
+/// only when something that survives uses them.
+void flag_debug_refs(Engine& e, TokenSpan toks, size_t from, size_t to) {
+  for (size_t i = from; i < to && i < toks.size(); ++i) {
+    const ir::Token& t = toks[i];
+    if (is_alias(t) && !starts_with(t.text, "#loc")) {
+      e.sym(e.global(t.text, SymbolClass::kAlias, alias_mask(t.text))).debug_ref = true;
+    }
+  }
 }
 
 class MlirHandler : public DialectHandler {
@@ -76,10 +90,12 @@ void MlirHandler::alias_definition(Engine& e, TokenSpan toks) {
   const NormalizeOptions& o = e.opts();
   const ir::Token& name = toks[0];
   bool is_loc = toks.size() >= 4 && is_bare(toks[2], "loc") && is_punct(toks[3], '(');
-  if (is_loc && o.drop_locations && !e.full()) {  // the hash needs nothing from it
+  if (is_loc && o.drop_locations && !e.full()) {  // the hash needs nothing else from it
+    flag_debug_refs(e, toks, 4, toks.size());
     e.skip_line();
     return;
   }
+  if (is_loc && o.drop_locations) flag_debug_refs(e, toks, 4, toks.size());
   uint32_t s = e.global(name.text, SymbolClass::kAlias, alias_mask(name.text));
   if (is_loc) {
     int32_t line = -1;
@@ -171,6 +187,7 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
             location_ref(e, toks, i + 1, close, &e.cur().py_line, &e.cur().py_sym);
           }
           if (o.drop_locations) {
+            flag_debug_refs(e, toks, i + 2, close);
             e.drop(t, toks[close]);
             i = close;
             continue;
@@ -196,12 +213,12 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
           // (block and function arguments print the colon glued on).
           def = is_punct(n, '=') || (is_punct(n, ':') && n.text.data() == t.text.data() + t.text.size());
         }
-        e.symbol(e.value(key), key, def, suffix);
+        e.symbol(def ? e.value_def(key) : e.value_use(key), key, def, suffix);
         continue;
       }
       case TokenKind::kBlockId:
         if (o.rename_blocks) {
-          e.symbol(e.block(t.text), t.text, i == 0);
+          e.symbol(i == 0 ? e.block_def(t.text) : e.block_use(t.text), t.text, i == 0);
         } else {
           e.text(t.text);
         }
@@ -220,6 +237,11 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
           if (c == '(') ++paren;
           else if (c == ')') --paren;
           else if (c == '=' && paren == 0) before_eq = false;
+          // Regions are scopes: the names defined in one (block labels,
+          // values) are forgotten when it closes, so a sibling region that
+          // reuses a name defines a new symbol.
+          else if (c == '{') e.scope_push();
+          else if (c == '}') e.scope_pop();
         }
         e.text(t.text);
         continue;

@@ -50,5 +50,28 @@ TEST(SymbolMapTest, GrowsAndClears) {
   EXPECT_EQ(m.find("!3"), 7u);
 }
 
+
+// Scopes rebind and forget names: ref() overwrites, kHidden forgets, and a
+// forgotten key never breaks the lookup of keys stored after it.
+TEST(SymbolMapTest, RefRebindsAndHiddenForgets) {
+  SymbolMap m;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 600; ++i) keys.push_back("%name_" + std::to_string(i));
+  for (int i = 0; i < 600; ++i) keys.push_back("%" + std::to_string(i));
+  for (uint32_t i = 0; i < keys.size(); ++i) {
+    uint32_t& v = m.ref(keys[i]);
+    EXPECT_TRUE(SymbolMap::absent(v)) << keys[i];
+    v = i;
+  }
+  for (uint32_t i = 0; i < keys.size(); i += 2) m.ref(keys[i]) = SymbolMap::kHidden;
+  for (uint32_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(m.find(keys[i]), i % 2 ? i : SymbolMap::kMissing) << keys[i];
+  }
+  m.ref(keys[0]) = 7;  // rebinding a forgotten key
+  EXPECT_EQ(m.find(keys[0]), 7u);
+  EXPECT_EQ(m.find_or_insert(keys[2], 9), 9u);  // a forgotten key takes the new value
+  EXPECT_EQ(m.find_or_insert(keys[1], 9), 1u);  // a live one keeps its own
+}
+
 }  // namespace
 }  // namespace ksnap::norm::detail
