@@ -247,10 +247,12 @@ uint32_t Engine::use_in(SymbolMap& map, std::string_view key, SymbolClass cls,
   return s;
 }
 
-uint32_t Engine::value_fresh(std::string_view key, std::string_view mask) {
+uint32_t Engine::value_declared(std::string_view key, std::string_view mask, uint32_t decl) {
   SymbolMap& map = unit_ ? unit_values_ : module_values_;
   uint32_t& slot = map.ref(key);
+  if (!SymbolMap::absent(slot) && syms_[slot].decl == decl) return slot;
   uint32_t s = new_symbol(key, SymbolClass::kValue, mask);
+  syms_[s].decl = decl;
   bind(map, slot, key, s);
   return s;
 }

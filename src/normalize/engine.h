@@ -93,6 +93,7 @@ struct SymRec {
   bool debug_ref = false;     ///< Named from dropped debug info (an MLIR `loc(...)`).
   bool referenced = false;    ///< Named somewhere other than its own definition (mark_live).
   uint32_t salt = 0;          ///< Tells apart distinct nodes of equal content (finish()).
+  uint32_t decl = 0;          ///< The scoped declaration that made it (PTX `.reg` in a block).
 };
 
 /// A growable buffer that does not zero what it allocates.
@@ -268,9 +269,11 @@ class Engine {
   /// bindings made after scope_push() are undone by the matching scope_pop().
   void scope_push() { scope_marks_.push_back(static_cast<uint32_t>(undo_.size())); }
   void scope_pop();
-  /// A fresh symbol for `key` in the current scope (PTX `.reg` in a nested
-  /// block), whatever `key` named before.
-  uint32_t value_fresh(std::string_view key, std::string_view mask);
+  /// The register `key` declared by scoped declaration `decl` (PTX `.reg`
+  /// inside a `{ }` block; `decl` is unique per declaration): the first
+  /// occurrence in its scope makes a fresh symbol that hides what `key`
+  /// named outside, later ones find it.
+  uint32_t value_declared(std::string_view key, std::string_view mask, uint32_t decl);
   SymRec& sym(uint32_t i) { return syms_[i]; }
   /// A comment token: removed when `drop_it`, else kept as text.
   void comment(const ir::Token& t, bool drop_it);
