@@ -1,6 +1,7 @@
 // Line keys for the structural diff; the worked example is in line_keys.h.
 #include "diff/line_keys.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "ksnap/support/hash.h"
@@ -22,6 +23,7 @@ uint64_t mix(uint64_t a, uint64_t b) {
 }
 
 constexpr uint64_t kNoDef = 0x6E6F64656600ull;  // an operand defined nowhere in the unit
+constexpr size_t kMaxConeSteps = 256;
 
 }  // namespace
 
@@ -35,12 +37,20 @@ uint64_t canonical_key(const norm::Module& m, const norm::Line& l) {
   return h.digest();
 }
 
-std::vector<std::vector<uint64_t>> neighbourhood_keys(const norm::Module& m, const LineSeq& lines,
-                                                      int levels) {
+namespace {
+
+/// The lines, their base keys and their def-use edges.
+struct Graph {
+  std::vector<uint64_t> base;
+  std::vector<std::vector<uint32_t>> operands, users;  // kNone: defined nowhere in the unit
+};
+
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+Graph graph_of(const norm::Module& m, const LineSeq& lines) {
   const size_t n = lines.size();
-  std::vector<std::vector<uint64_t>> out(static_cast<size_t>(levels));
-  if (levels <= 0) return out;
-  std::vector<uint64_t>& base = out[static_cast<size_t>(levels) - 1];
+  Graph g;
+  std::vector<uint64_t>& base = g.base;
   base.resize(n);
   std::unordered_map<uint32_t, uint32_t> def_of;  // local symbol -> defining line
   for (uint32_t i = 0; i < n; ++i) {
@@ -57,10 +67,12 @@ std::vector<std::vector<uint64_t>> neighbourhood_keys(const norm::Module& m, con
     }
     base[i] = h.digest();
   }
-  // Operand definitions per line (kNone-like marker when defined elsewhere),
+  // Operand definitions per line (kNone when defined nowhere in the unit),
   // and users per line.
-  std::vector<std::vector<uint32_t>> operands(n), users(n);
-  constexpr uint32_t kNone = 0xFFFFFFFFu;
+  std::vector<std::vector<uint32_t>>& operands = g.operands;
+  std::vector<std::vector<uint32_t>>& users = g.users;
+  operands.resize(n);
+  users.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
     for (const norm::SymbolRef& s : lines[i]->symbols) {
       if (s.is_def || !is_local(m.symbols[s.id].cls)) continue;
@@ -70,18 +82,83 @@ std::vector<std::vector<uint64_t>> neighbourhood_keys(const norm::Module& m, con
       if (d != kNone && d != i) users[d].push_back(i);
     }
   }
-  for (int level = levels - 2; level >= 0; --level) {
-    const std::vector<uint64_t>& prev = out[static_cast<size_t>(level) + 1];
-    std::vector<uint64_t>& cur = out[static_cast<size_t>(level)];
-    cur.resize(n);
-    for (uint32_t i = 0; i < n; ++i) {
-      uint64_t k = mix(prev[i], 1);
-      for (uint32_t d : operands[i]) k = mix(k, d == kNone ? kNoDef : prev[d]);
+  return g;
+}
+
+/// One step of both cones.
+class Cones {
+ public:
+  explicit Cones(const Graph& g) : g_(g), down(g.base), up(g.base), nd_(g.base.size()), nu_(g.base.size()) {}
+  void step() {
+    for (uint32_t i = 0; i < down.size(); ++i) {
+      uint64_t d = mix(down[i], 1);
+      for (uint32_t o : g_.operands[i]) d = mix(d, o == kNone ? kNoDef : down[o]);
       uint64_t u = 0;  // users as a set: order of use does not matter
-      for (uint32_t j : users[i]) u += mix(prev[j], 2);
-      cur[i] = mix(k, u);
+      for (uint32_t j : g_.users[i]) u += mix(up[j], 2);
+      nd_[i] = d;
+      nu_[i] = mix(up[i], u);
     }
+    down.swap(nd_);
+    up.swap(nu_);
   }
+  size_t distinct() const { return count(down) + count(up); }
+
+ private:
+  static size_t count(std::vector<uint64_t> v) {
+    std::sort(v.begin(), v.end());
+    return static_cast<size_t>(std::unique(v.begin(), v.end()) - v.begin());
+  }
+  const Graph& g_;
+
+ public:
+  std::vector<uint64_t> down, up;
+
+ private:
+  std::vector<uint64_t> nd_, nu_;
+};
+
+}  // namespace
+
+int whole_cone_steps(const norm::Module& m, const LineSeq& lines) {
+  Graph g = graph_of(m, lines);
+  Cones c(g);
+  size_t seen = c.distinct();
+  int steps = 0;
+  while (static_cast<size_t>(steps) < kMaxConeSteps) {
+    c.step();
+    ++steps;
+    size_t now = c.distinct();
+    if (now == seen) break;
+    seen = now;
+  }
+  return steps;
+}
+
+std::vector<std::vector<uint64_t>> neighbourhood_keys(const norm::Module& m, const LineSeq& lines,
+                                                      int steps, int whole_steps) {
+  const size_t n = lines.size();
+  Graph g = graph_of(m, lines);
+  // Two cones per line, kept apart so that a line used everywhere (a
+  // function's arguments, a constant) does not pass every change of its
+  // users on to all its other users: `down` folds in the operands'
+  // definitions (what the line computes from), `up` the users (what it is
+  // used for).
+  const size_t k_steps = static_cast<size_t>(std::max(steps, 1));
+  std::vector<std::vector<uint64_t>> out(k_steps + 5);
+  Cones c(g);
+  for (size_t step = 1; step <= k_steps; ++step) {
+    c.step();
+    std::vector<uint64_t>& both = out[k_steps - step];
+    both.resize(n);
+    for (uint32_t i = 0; i < n; ++i) both[i] = mix(c.down[i], c.up[i]);
+  }
+  out[k_steps + 2] = c.down;
+  out[k_steps + 3] = c.up;
+  // The whole cones (as many steps on both sides of a diff).
+  for (size_t step = k_steps; step < static_cast<size_t>(whole_steps); ++step) c.step();
+  out[k_steps] = std::move(c.down);
+  out[k_steps + 1] = std::move(c.up);
+  out[k_steps + 4] = std::move(g.base);
   return out;
 }
 

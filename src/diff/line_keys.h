@@ -25,14 +25,24 @@ using LineSeq = std::vector<const norm::Line*>;
 /// id. Equal keys on two sides = equal lines in the canonical texts.
 uint64_t canonical_key(const norm::Module& m, const norm::Line& l);
 
-/// Neighbourhood keys, finest level first: level `levels` - 1 is the shape
-/// with module-scope symbols (aliases, metadata, attribute groups) by their
-/// canonical ids; each finer level folds into a line's key the previous
-/// level's keys of the lines defining its operands (in operand order) and of
-/// the lines using what it defines (as a set). Values and blocks count only
-/// through the lines that define and use them, never by name or number.
-/// `out[k][i]` is the level-k key of `lines[i]`.
+/// Neighbourhood keys, finest level first (`steps` + 5 levels). A line has
+/// two cones: down, the lines defining its operands (in operand order,
+/// recursively), and up, the lines using what it defines (as a set,
+/// recursively). Levels `steps` - 1 .. 0 are both cones `steps` .. 1 lines
+/// deep; then the whole down cone and the whole up cone (`whole_steps`
+/// deep: a chain of identical ops is told apart only by its distance to
+/// either end); then the down cone and the up cone `steps`
+/// deep alone (a line whose operands changed still finds its counterpart by
+/// its users, and the other way round); last the base: the shape with
+/// module-scope symbols (aliases, metadata, attribute groups) by canonical
+/// id. Values and blocks count only through the lines that define and use
+/// them, never by name or number. `out[k][i]` is the level-k key of `lines[i]`.
 std::vector<std::vector<uint64_t>> neighbourhood_keys(const norm::Module& m, const LineSeq& lines,
-                                                      int levels);
+                                                      int steps, int whole_steps);
+
+/// How many steps the cones of `lines` take to tell apart all the lines
+/// they ever will (at most 256): `whole_steps` for neighbourhood_keys(),
+/// the larger of the two sides of a diff, so that both take as many.
+int whole_cone_steps(const norm::Module& m, const LineSeq& lines);
 
 }  // namespace ksnap::diff

@@ -33,7 +33,8 @@ using norm::Module;
 using norm::Unit;
 
 constexpr uint64_t kUnmappedTag = uint64_t{1} << 40;
-constexpr int kKeyLevels = 3;  // two neighbourhood levels, then the shape
+constexpr uint64_t kGlobalTag = uint64_t{1} << 63;
+constexpr int kConeSteps = 4;  // neighbourhood depth of the alignment keys
 
 enum class Op : uint8_t { kEqual, kDel, kIns };
 struct Edit {
@@ -56,10 +57,6 @@ void hash_masked(Hasher* h, std::string_view s) {
     }
   }
   h->update(buf);
-}
-
-bool is_local(norm::SymbolClass c) {
-  return c == norm::SymbolClass::kValue || c == norm::SymbolClass::kBlock;
 }
 
 class Differ {
@@ -89,14 +86,17 @@ class Differ {
   /// Pairs units by name; the module-level unit ("") first so that aliases
   /// and metadata are mapped before functions use them.
   void diff_units() {
-    std::unordered_map<std::string, size_t> head_by_name;
-    for (size_t j = 0; j < head_.units.size(); ++j) head_by_name.emplace(head_.units[j].name, j);
+    // Units of one name pair in order (a module may repeat a name).
+    std::unordered_map<std::string, std::vector<size_t>> head_by_name;
+    for (size_t j = head_.units.size(); j-- > 0;) head_by_name[head_.units[j].name].push_back(j);
     std::vector<bool> head_used(head_.units.size(), false);
     for (const Unit& b : base_.units) {
       auto it = head_by_name.find(b.name);
-      if (it != head_by_name.end() && !head_used[it->second]) {
-        head_used[it->second] = true;
-        diff_unit(&b, &head_.units[it->second]);
+      if (it != head_by_name.end() && !it->second.empty()) {
+        size_t j = it->second.back();
+        it->second.pop_back();
+        head_used[j] = true;
+        diff_unit(&b, &head_.units[j]);
       } else {
         diff_unit(&b, nullptr);
       }
@@ -185,11 +185,18 @@ class Differ {
   }
 
   /// BASE symbol standing for `b`: a value computed twice by the same op on the
-  /// same operands is represented by its first computation.
-  uint64_t base_sym(uint32_t b) const { return rep_[b] >= 0 ? static_cast<uint64_t>(rep_[b]) : b; }
+  /// same operands is represented by its first computation; a module-scope
+  /// symbol by its canonical id (two aliases of equal definition are one).
+  uint64_t base_sym(uint32_t b) const {
+    const norm::Symbol& s = base_.symbols[b];
+    if (s.unit < 0) return kGlobalTag | (s.canonical >> 2);
+    return rep_[b] >= 0 ? static_cast<uint64_t>(rep_[b]) : b;
+  }
   uint64_t head_sym(uint32_t h) const {
     int32_t b = map_[h];
-    return b >= 0 ? base_sym(static_cast<uint32_t>(b)) : kUnmappedTag | h;
+    if (b >= 0) return base_sym(static_cast<uint32_t>(b));
+    const norm::Symbol& s = head_.symbols[h];
+    return s.unit < 0 ? kGlobalTag | (s.canonical >> 2) : kUnmappedTag | h;
   }
   static int single_def(const Line& l) {
     int def = -1;
@@ -391,8 +398,9 @@ class Differ {
   /// the text as printed (where several lines fit equally, the one with the
   /// same names is the likelier counterpart: names guide, never decide),
   /// then the shape.
-  static std::vector<std::vector<uint64_t>> alignment_keys(const Module& m, const LineSeq& lines) {
-    std::vector<std::vector<uint64_t>> keys = neighbourhood_keys(m, lines, kKeyLevels);
+  static std::vector<std::vector<uint64_t>> alignment_keys(const Module& m, const LineSeq& lines,
+                                                           int whole_steps) {
+    std::vector<std::vector<uint64_t>> keys = neighbourhood_keys(m, lines, kConeSteps, whole_steps);
     std::vector<uint64_t> text;
     text.reserve(lines.size());
     for (const Line* l : lines) text.push_back(hash64(l->display, 3));
@@ -411,7 +419,8 @@ class Differ {
       for (const Line* l : h) kh.push_back(canonical_key(head_, *l));
       m = align(kb, kh);
     } else if (B && H) {
-      m = align_levels(alignment_keys(base_, b), alignment_keys(head_, h));
+      int whole = std::max(whole_cone_steps(base_, b), whole_cone_steps(head_, h));
+      m = align_levels(alignment_keys(base_, b, whole), alignment_keys(head_, h, whole));
       size_t mark = assigned_.size();
       compute_base_reps(b);
       learn(b, h, m);

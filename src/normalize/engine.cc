@@ -47,6 +47,7 @@ void Scratch::reset() {
   stack.clear();
   undo.clear();
   scope_marks.clear();
+  deferred.clear();
 }
 
 namespace {
@@ -92,7 +93,8 @@ Engine::Engine(const TextBuffer& text, ir::Dialect dialect, const NormalizeOptio
       defs_this_line_(scratch_->defs_this_line),
       stack_(scratch_->stack),
       undo_(scratch_->undo),
-      scope_marks_(scratch_->scope_marks) {
+      scope_marks_(scratch_->scope_marks),
+      deferred_(scratch_->deferred) {
   switch (dialect) {
     case ir::Dialect::kMlir: handler_ = make_mlir_handler(); break;
     case ir::Dialect::kLlvm: handler_ = make_llvm_handler(); break;
@@ -243,7 +245,11 @@ uint32_t Engine::use_in(SymbolMap& map, std::string_view key, SymbolClass cls,
   if (!SymbolMap::absent(slot)) return slot;
   uint32_t s = new_symbol(key, cls, mask);
   syms_[s].pending = true;
-  bind(map, slot, key, s);
+  if (cls == SymbolClass::kBlock) {
+    bind(map, slot, key, s);  // a block label is known in its region only
+  } else {
+    slot = s;  // a value named before its definition, or never defined: unit-wide
+  }
   return s;
 }
 
@@ -257,6 +263,12 @@ uint32_t Engine::value_declared(std::string_view key, std::string_view mask, uin
   return s;
 }
 
+uint32_t Engine::value_def_after_regions(std::string_view key, std::string_view mask) {
+  uint32_t s = new_symbol(key, SymbolClass::kValue, mask);
+  deferred_.push_back({key, s, static_cast<uint32_t>(scope_marks_.size()), unit_});
+  return s;
+}
+
 void Engine::scope_pop() {
   if (scope_marks_.empty()) return;
   uint32_t mark = scope_marks_.back();
@@ -267,6 +279,14 @@ void Engine::scope_pop() {
     // A unit's maps are emptied when the next unit starts: its bindings are gone.
     if (!unit_map || u.unit == unit_) u.map->ref(u.key) = SymbolMap::absent(u.prev) ? SymbolMap::kHidden : u.prev;
     undo_.pop_back();
+  }
+  // Results of an op whose regions just closed become visible.
+  while (!deferred_.empty() && deferred_.back().level >= scope_marks_.size()) {
+    Scratch::Deferred d = deferred_.back();
+    deferred_.pop_back();
+    if (d.unit != unit_) continue;
+    SymbolMap& map = unit_ ? unit_values_ : module_values_;
+    bind(map, map.ref(d.key), d.key, d.sym);
   }
 }
 

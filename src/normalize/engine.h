@@ -149,6 +149,13 @@ struct Scratch {
   std::vector<uint32_t> stack;
   std::vector<Undo> undo;
   std::vector<uint32_t> scope_marks;  ///< undo.size() when each open scope began.
+  struct Deferred {
+    std::string_view key;
+    uint32_t sym;
+    uint32_t level;  ///< Bound when the open scopes drop back to this many.
+    uint32_t unit;
+  };
+  std::vector<Deferred> deferred;  ///< value_def_after_regions() bindings to make.
   bool in_use = false;
 
   /// Empties everything, keeping capacity.
@@ -265,6 +272,11 @@ class Engine {
   uint32_t block_use(std::string_view key, std::string_view mask = kBlockMask) {
     return use_in(unit_ ? unit_blocks_ : module_blocks_, key, SymbolClass::kBlock, mask);
   }
+  /// A definition whose name becomes visible only once the scope about to
+  /// open closes again: the results of an MLIR op with regions
+  /// (`%a = scf.for ... iter_args(%a = %init) {` — inside the loop `%a` is
+  /// the iteration argument, after it the result).
+  uint32_t value_def_after_regions(std::string_view key, std::string_view mask = kValueMask);
   /// Scopes for the *_def/*_use names (MLIR regions, PTX `{ }` blocks):
   /// bindings made after scope_push() are undone by the matching scope_pop().
   void scope_push() { scope_marks_.push_back(static_cast<uint32_t>(undo_.size())); }
@@ -402,6 +414,7 @@ class Engine {
   std::vector<uint32_t>& stack_;
   std::vector<Undo>& undo_;
   std::vector<uint32_t>& scope_marks_;
+  std::vector<Scratch::Deferred>& deferred_;
 };
 
 }  // namespace ksnap::norm::detail

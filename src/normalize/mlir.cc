@@ -173,6 +173,7 @@ void MlirHandler::line(Engine& e, TokenSpan toks) {
 void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
   const NormalizeOptions& o = e.opts();
   bool before_eq = results;
+  bool opens_region = e.depth_after() > e.depth_before();
   int paren = 0;
   for (size_t i = from; i < toks.size(); ++i) {
     const ir::Token& t = toks[i];
@@ -209,11 +210,17 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
         bool def = before_eq;
         if (!def && i + 1 < toks.size()) {
           const ir::Token& n = toks[i + 1];
-          // `%acc = %init` in iter_args / `scf.for %iv = ...`; `%arg0: i32`
-          // (block and function arguments print the colon glued on).
-          def = is_punct(n, '=') || (is_punct(n, ':') && n.text.data() == t.text.data() + t.text.size());
+          // `%acc = %init` in iter_args / `scf.for %iv = ...`; `(%arg0: i32`
+          // (block and function arguments print the colon glued on, inside
+          // the parentheses: `tt.return %1: i32` is a use).
+          def = is_punct(n, '=') || (paren > 0 && is_punct(n, ':') &&
+                                     n.text.data() == t.text.data() + t.text.size());
         }
-        e.symbol(def ? e.value_def(key) : e.value_use(key), key, def, suffix);
+        // The results of an op that opens regions are visible after them.
+        uint32_t sym = !def ? e.value_use(key)
+                       : before_eq && opens_region ? e.value_def_after_regions(key)
+                                                   : e.value_def(key);
+        e.symbol(sym, key, def, suffix);
         continue;
       }
       case TokenKind::kBlockId:

@@ -8,6 +8,13 @@
 namespace ksnap::norm::detail {
 namespace {
 
+/// `prefix` + the number (appended: GCC 12 warns on `"lit" + std::string`).
+std::string numbered(const char* prefix, int n) {
+  std::string s = prefix;
+  s += std::to_string(n);
+  return s;
+}
+
 TEST(SymbolMapTest, FindsWhatItStored) {
   SymbolMap m;
   std::vector<std::string> keys = {"%x_3", "%offsets_1", "#blocked", "$L__BB0_2", "%12", "12",
@@ -39,8 +46,8 @@ TEST(SymbolMapTest, NumberedNamesWithOtherSigilsOrLeadingZerosStayDistinct) {
 TEST(SymbolMapTest, GrowsAndClears) {
   SymbolMap m;
   std::vector<std::string> keys;
-  for (int i = 0; i < 5000; ++i) keys.push_back("%v" + std::to_string(i));
-  for (int i = 0; i < 5000; ++i) keys.push_back("%" + std::to_string(i));
+  for (int i = 0; i < 5000; ++i) keys.push_back(numbered("%v", i));
+  for (int i = 0; i < 5000; ++i) keys.push_back(numbered("%", i));
   for (uint32_t i = 0; i < keys.size(); ++i) m.find_or_insert(keys[i], i);
   for (uint32_t i = 0; i < keys.size(); ++i) ASSERT_EQ(m.find(keys[i]), i) << keys[i];
   m.clear();
@@ -56,8 +63,8 @@ TEST(SymbolMapTest, GrowsAndClears) {
 TEST(SymbolMapTest, RefRebindsAndHiddenForgets) {
   SymbolMap m;
   std::vector<std::string> keys;
-  for (int i = 0; i < 600; ++i) keys.push_back("%name_" + std::to_string(i));
-  for (int i = 0; i < 600; ++i) keys.push_back("%" + std::to_string(i));
+  for (int i = 0; i < 600; ++i) keys.push_back(numbered("%name_", i));
+  for (int i = 0; i < 600; ++i) keys.push_back(numbered("%", i));
   for (uint32_t i = 0; i < keys.size(); ++i) {
     uint32_t& v = m.ref(keys[i]);
     EXPECT_TRUE(SymbolMap::absent(v)) << keys[i];
