@@ -197,6 +197,7 @@ void Engine::start_unit(std::string_view name) {
   unit_values_.clear();
   unit_blocks_.clear();
   cur_.unit = unit_;
+  unit_scope_ = static_cast<uint32_t>(scope_marks_.size()) + 1;  // the body's `{`
 }
 
 void Engine::end_unit() { unit_ = 0; }
@@ -223,7 +224,9 @@ uint32_t Engine::new_symbol(std::string_view key, SymbolClass cls, std::string_v
 }
 
 void Engine::bind(SymbolMap& map, uint32_t& slot, std::string_view key, uint32_t sym) {
-  if (!scope_marks_.empty()) undo_.push_back(Undo{&map, key, slot, unit_});
+  // Bindings in a unit's own scope need no undoing: the unit's names are
+  // all forgotten when the next unit starts.
+  if (scope_marks_.size() > (unit_ ? unit_scope_ : 0)) undo_.push_back(Undo{&map, key, slot, unit_});
   slot = sym;
 }
 
@@ -339,24 +342,27 @@ void Engine::finish() {
 }
 
 void Engine::resolve_globals() {
-  for (int pass = 0; pass < 2; ++pass) {
-    for (uint32_t i = 0; i < lines_.size(); ++i) {
-      const LineRec& l = lines_[i];
-      if (!kept_[i] || l.order_free != (pass == 1)) continue;
-      for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
-        uint32_t s = occs_[k].sym;
-        SymRec& r = syms_[s];
-        if (r.unit == kNone && !r.resolved) {
-          int32_t min_ref = INT32_MAX;
-          uint64_t c = resolve(s, 0, &min_ref);
-          SymRec& r2 = syms_[s];
-          r2.canonical = c;
-          r2.resolved = true;
-          print_name(r2);
-        }
+  auto resolve_line = [&](const LineRec& l) {
+    for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
+      uint32_t s = occs_[k].sym;
+      SymRec& r = syms_[s];
+      if (r.unit == kNone && !r.resolved) {
+        int32_t min_ref = INT32_MAX;
+        uint64_t c = resolve(s, 0, &min_ref);
+        SymRec& r2 = syms_[s];
+        r2.canonical = c;
+        r2.resolved = true;
+        print_name(r2);
       }
     }
+  };
+  std::vector<uint32_t> later;  // order-free lines, after all others
+  for (uint32_t i = 0; i < lines_.size(); ++i) {
+    if (!kept_[i]) continue;
+    if (lines_[i].order_free) later.push_back(i);
+    else resolve_line(lines_[i]);
   }
+  for (uint32_t i : later) resolve_line(lines_[i]);
 }
 
 void Engine::visit_global(uint32_t sym, int depth, std::vector<uint32_t>* order) {
@@ -410,17 +416,9 @@ bool Engine::salt_distinct() {
 void Engine::mark_live() {
   kept_.assign(lines_.size(), false);
   std::vector<uint32_t> work;
-  if (dialect_ == ir::Dialect::kMlir) {
-    // MLIR prints only aliases that something uses; an alias nothing names
-    // at all (not even dropped debug info) is text the author wrote: kept,
-    // so that changing it is a change.
-    for (const LineRec& l : lines_) {
-      for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
-        const Occ& o = occs_[k];
-        if (!(o.is_def && l.cond_sym == o.sym)) syms_[o.sym].referenced = true;
-      }
-    }
-  }
+  // MLIR prints only aliases that something uses; an alias nothing names at
+  // all (not even dropped debug info: SymRec::referenced, set by the
+  // handler) is text the author wrote: kept, so that changing it is a change.
   for (uint32_t i = 0; i < lines_.size(); ++i) {
     uint32_t c = lines_[i].cond_sym;
     if (c == kNone || (dialect_ == ir::Dialect::kMlir && syms_[c].cls == SymbolClass::kAlias &&

@@ -91,7 +91,7 @@ struct SymRec {
   bool pending = false;
   bool distinct = false;      ///< LLVM `distinct !{...}`: equal content is not equal identity.
   bool debug_ref = false;     ///< Named from dropped debug info (an MLIR `loc(...)`).
-  bool referenced = false;    ///< Named somewhere other than its own definition (mark_live).
+  bool referenced = false;    ///< MLIR alias named other than by its own definition.
   uint32_t salt = 0;          ///< Tells apart distinct nodes of equal content (finish()).
   uint32_t decl = 0;          ///< The scoped declaration that made it (PTX `.reg` in a block).
 };
@@ -402,6 +402,7 @@ class Engine {
   SymbolMap& unit_values_;
   SymbolMap& unit_blocks_;
   uint32_t unit_ = 0;
+  uint32_t unit_scope_ = 0;  ///< Open scopes inside the current unit's body.
 
   LineRec cur_;
   bool skip_ = false;

@@ -12,6 +12,7 @@
 //   op "arith.muli", py_line 9 (#loc20 -> #loc3 -> line 9)
 // The `#loc` table lines vanish; `#blocked1 = ...` is an order-free line whose
 // symbol is named by the hash of `#ttg.blocked < { ... } >`.
+#include <cstring>
 #include <memory>
 
 #include "normalize/engine.h"
@@ -45,9 +46,9 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 void flag_debug_refs(Engine& e, TokenSpan toks, size_t from, size_t to) {
   for (size_t i = from; i < to && i < toks.size(); ++i) {
     const ir::Token& t = toks[i];
-    if (is_alias(t) && !starts_with(t.text, "#loc")) {
-      e.sym(e.global(t.text, SymbolClass::kAlias, alias_mask(t.text))).debug_ref = true;
-    }
+    if (t.kind != TokenKind::kHashId && t.kind != TokenKind::kBangId) continue;
+    if (t.text.size() >= 4 && std::memcmp(t.text.data(), "#loc", 4) == 0) continue;  // the table
+    if (is_alias(t)) e.sym(e.global(t.text, SymbolClass::kAlias, alias_mask(t.text))).debug_ref = true;
   }
 }
 
@@ -65,6 +66,9 @@ class MlirHandler : public DialectHandler {
                     uint32_t* sym);
 
   uint32_t unit_depth_ = 0;
+  /// `(` still open from earlier lines: an argument list written over
+  /// several lines (hand-written MLIR), where `%x: type` declares `%x`.
+  int paren_carry_ = 0;
 };
 
 void MlirHandler::location_ref(Engine& e, TokenSpan toks, size_t open, size_t close,
@@ -129,7 +133,7 @@ void MlirHandler::line(Engine& e, TokenSpan toks) {
   }
   // The op: after `%results =`, or the first word (`tt.store`, `scf.yield`),
   // or the generic form's string (`"tt.reduce"(...)`).
-  bool results = t0.kind == TokenKind::kValueId;
+  bool results = t0.kind == TokenKind::kValueId && paren_carry_ == 0;
   size_t op_at = 0;
   if (results) {
     op_at = toks.size();
@@ -174,7 +178,13 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
   const NormalizeOptions& o = e.opts();
   bool before_eq = results;
   bool opens_region = e.depth_after() > e.depth_before();
-  int paren = 0;
+  int paren = paren_carry_;
+  // `last`: one past the last token that is not a comment; `lead`: the
+  // leading run of `}` / `)` tokens.
+  size_t last = toks.size();
+  while (last > from && toks[last - 1].kind == TokenKind::kComment) --last;
+  size_t lead = from;
+  while (lead < toks.size() && (is_punct(toks[lead], '}') || is_punct(toks[lead], ')'))) ++lead;
   for (size_t i = from; i < toks.size(); ++i) {
     const ir::Token& t = toks[i];
     switch (t.kind) {
@@ -188,7 +198,8 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
             location_ref(e, toks, i + 1, close, &e.cur().py_line, &e.cur().py_sym);
           }
           if (o.drop_locations) {
-            flag_debug_refs(e, toks, i + 2, close);
+            // `loc(#loc12)`, the usual case, names the table only.
+            if (close != i + 3 || toks[i + 2].kind != TokenKind::kHashId) flag_debug_refs(e, toks, i + 2, close);
             e.drop(t, toks[close]);
             i = close;
             continue;
@@ -233,7 +244,9 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
       case TokenKind::kHashId:
       case TokenKind::kBangId:
         if (o.rename_aliases && is_alias(t)) {
-          e.symbol(e.global(t.text, SymbolClass::kAlias, alias_mask(t.text)), t.text, false);
+          uint32_t a = e.global(t.text, SymbolClass::kAlias, alias_mask(t.text));
+          e.sym(a).referenced = true;
+          e.symbol(a, t.text, false);
         } else {
           e.text(t.text);
         }
@@ -246,9 +259,11 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
           else if (c == '=' && paren == 0) before_eq = false;
           // Regions are scopes: the names defined in one (block labels,
           // values) are forgotten when it closes, so a sibling region that
-          // reuses a name defines a new symbol.
-          else if (c == '{') e.scope_push();
-          else if (c == '}') e.scope_pop();
+          // reuses a name defines a new symbol. A region opens with the `{`
+          // that ends a line and closes with the `}`s that start one
+          // (`} else {`, `}) : ...`); other braces are attribute dictionaries.
+          else if (c == '{' && i + 1 == last) e.scope_push();
+          else if (c == '}' && i < lead) e.scope_pop();
         }
         e.text(t.text);
         continue;
@@ -257,6 +272,7 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
         continue;
     }
   }
+  paren_carry_ = paren > 0 ? paren : 0;
 }
 
 }  // namespace

@@ -189,6 +189,7 @@ inline std::string mlir_rename(const std::string& text) {
   std::vector<Occ> occs;
   std::vector<int> stack = {0};  // scope instances, outermost first
   int next_scope = 1;
+  int paren_carry = 0;  // `(` left open by earlier lines
   for (size_t li = 0; li < lines.size(); ++li) {
     std::string_view l = lines[li];
     std::string_view t = trim_left(l);
@@ -224,9 +225,10 @@ inline std::string mlir_rename(const std::string& text) {
       }
       if (!open.empty()) region_scope = open.back();
     }
-    // Results: `%a, %b:2 = ` at the start of the line.
+    // Results: `%a, %b:2 = ` at the start of the line (not the next
+    // argument of a list that goes on over several lines).
     size_t eq = std::string_view::npos;
-    if (starts_with(t, "%")) eq = l.find(" = ");
+    if (starts_with(t, "%") && paren_carry == 0) eq = l.find(" = ");
     bool block_line = starts_with(t, "^");
     for (size_t e = 0; e < events.size(); ++e) {
       const Event& ev = events[e];
@@ -254,7 +256,7 @@ inline std::string mlir_rename(const std::string& text) {
         def = true;  // a result: visible after the op, in the enclosing region
       } else {
         std::string_view after = l.substr(s.end);
-        int paren = 0;
+        int paren = paren_carry;
         for (size_t i = 0; i < s.begin; ++i) paren += l[i] == '(' ? 1 : l[i] == ')' ? -1 : 0;
         def = starts_with(after, " = ") || (paren > 0 && starts_with(after, ":"));
         // A region's argument belongs to the region the line opens.
@@ -263,6 +265,13 @@ inline std::string mlir_rename(const std::string& text) {
       std::vector<int> chain(stack.rbegin(), stack.rend());
       occs.push_back(Occ{li, {s.begin, s.end + suffix.size()}, key, suffix, def, scope, chain});
     }
+    size_t end = code_end(l, Kind::kMlir);
+    bool str = false;
+    for (size_t i = 0; i < end; ++i) {
+      if (in_string(l, &i, &str)) continue;
+      paren_carry += l[i] == '(' ? 1 : l[i] == ')' ? -1 : 0;
+    }
+    paren_carry = std::max(paren_carry, 0);
   }
   // Definitions first, so that uses before them (graph regions, branches to
   // later blocks) resolve as well.
