@@ -40,9 +40,17 @@ uint64_t canonical_key(const norm::Module& m, const norm::Line& l) {
 namespace {
 
 /// The lines, their base keys and their def-use edges.
+/// An edge: the line at the other end, and which of its definitions (for an
+/// operand) or which of its operands (for a user) it goes through, so that
+/// `{ %r1, %r2 } = ld ...` tells apart its two results.
+struct Edge {
+  uint32_t line;
+  uint32_t slot;
+};
+
 struct Graph {
   std::vector<uint64_t> base;
-  std::vector<std::vector<uint32_t>> operands, users;  // kNone: defined nowhere in the unit
+  std::vector<std::vector<Edge>> operands, users;  // line kNone: defined nowhere in the unit
 };
 
 constexpr uint32_t kNone = 0xFFFFFFFFu;
@@ -52,15 +60,16 @@ Graph graph_of(const norm::Module& m, const LineSeq& lines) {
   Graph g;
   std::vector<uint64_t>& base = g.base;
   base.resize(n);
-  std::unordered_map<uint32_t, uint32_t> def_of;  // local symbol -> defining line
+  std::unordered_map<uint32_t, Edge> first_def;  // local symbol -> its first definition
   for (uint32_t i = 0; i < n; ++i) {
     const norm::Line& l = *lines[i];
     Hasher h;
     h.update(l.shape);
+    uint32_t defs = 0;
     for (const norm::SymbolRef& s : l.symbols) {
       const norm::Symbol& sym = m.symbols[s.id];
       if (is_local(sym.cls)) {
-        if (s.is_def) def_of.emplace(s.id, i);
+        if (s.is_def) first_def.emplace(s.id, Edge{i, defs++});
       } else {
         h.update_u64(sym.canonical);
       }
@@ -68,19 +77,28 @@ Graph graph_of(const norm::Module& m, const LineSeq& lines) {
     base[i] = h.digest();
   }
   // Operand definitions per line (kNone when defined nowhere in the unit),
-  // and users per line.
-  std::vector<std::vector<uint32_t>>& operands = g.operands;
-  std::vector<std::vector<uint32_t>>& users = g.users;
+  // and users per line. A use names the latest definition above it: PTX
+  // registers are written many times, SSA values once (then it is the
+  // definition, wherever it is: a phi's operand may come from below).
+  std::vector<std::vector<Edge>>& operands = g.operands;
+  std::vector<std::vector<Edge>>& users = g.users;
   operands.resize(n);
   users.resize(n);
+  std::unordered_map<uint32_t, Edge> latest_def;
   for (uint32_t i = 0; i < n; ++i) {
+    uint32_t slot = 0;
     for (const norm::SymbolRef& s : lines[i]->symbols) {
       if (s.is_def || !is_local(m.symbols[s.id].cls)) continue;
-      auto it = def_of.find(s.id);
-      uint32_t d = it == def_of.end() ? kNone : it->second;
+      Edge d{kNone, 0};
+      if (auto it = latest_def.find(s.id); it != latest_def.end()) d = it->second;
+      else if (auto f = first_def.find(s.id); f != first_def.end()) d = f->second;
       operands[i].push_back(d);
-      if (d != kNone && d != i) users[d].push_back(i);
+      if (d.line != kNone && d.line != i) users[d.line].push_back(Edge{i, slot});
+      ++slot;
     }
+    uint32_t defs = 0;
+    for (const norm::SymbolRef& s : lines[i]->symbols)
+      if (s.is_def && is_local(m.symbols[s.id].cls)) latest_def[s.id] = Edge{i, defs++};
   }
   return g;
 }
@@ -92,9 +110,9 @@ class Cones {
   void step() {
     for (uint32_t i = 0; i < down.size(); ++i) {
       uint64_t d = mix(down[i], 1);
-      for (uint32_t o : g_.operands[i]) d = mix(d, o == kNone ? kNoDef : down[o]);
+      for (const Edge& o : g_.operands[i]) d = mix(d, o.line == kNone ? kNoDef : mix(down[o.line], o.slot));
       uint64_t u = 0;  // users as a set: order of use does not matter
-      for (uint32_t j : g_.users[i]) u += mix(up[j], 2);
+      for (const Edge& j : g_.users[i]) u += mix(up[j.line], j.slot + 2);
       nd_[i] = d;
       nu_[i] = mix(up[i], u);
     }

@@ -66,6 +66,19 @@ class Differ {
     map_.assign(head.symbols.size(), -1);
     taken_.assign(base.symbols.size(), false);
     rep_.assign(base.symbols.size(), -1);
+    base_multi_def_ = multi_defs(base);
+    head_multi_def_ = multi_defs(head);
+  }
+
+  static std::vector<bool> multi_defs(const Module& m) {
+    std::vector<uint8_t> defs(m.symbols.size(), 0);
+    for (const Unit& u : m.units)
+      for (const Line& l : u.lines)
+        for (const auto& s : l.symbols)
+          if (s.is_def && defs[s.id] < 2) ++defs[s.id];
+    std::vector<bool> out(m.symbols.size());
+    for (size_t i = 0; i < defs.size(); ++i) out[i] = defs[i] > 1;
+    return out;
   }
 
   void run() {
@@ -215,7 +228,8 @@ class Differ {
     std::unordered_map<uint64_t, uint32_t> first;
     for (const Line* l : B) {
       int d = single_def(*l);
-      if (d < 0) continue;
+      // A PTX register written more than once is one register, not a value.
+      if (d < 0 || base_multi_def_[l->symbols[d].id]) continue;
       uint64_t k = use_key(*l, false);
       auto [it, fresh] = first.emplace(k, l->symbols[d].id);
       if (!fresh && it->second != l->symbols[d].id)
@@ -229,11 +243,11 @@ class Differ {
     std::unordered_map<uint64_t, uint32_t> by_key;
     for (const Line* l : B) {
       int d = single_def(*l);
-      if (d >= 0) by_key.emplace(use_key(*l, false), l->symbols[d].id);
+      if (d >= 0 && !base_multi_def_[l->symbols[d].id]) by_key.emplace(use_key(*l, false), l->symbols[d].id);
     }
     for (const Line* l : H) {
       int d = single_def(*l);
-      if (d < 0) continue;
+      if (d < 0 || head_multi_def_[l->symbols[d].id]) continue;
       uint32_t h = l->symbols[d].id;
       if (map_[h] >= 0) continue;
       // Values only: a block label has no operands, so all would look alike.
@@ -394,18 +408,12 @@ class Differ {
         if (!hide_h[j]) sh->push_back(&H->lines[j]);
   }
 
-  /// Keys to align a unit by, finest first: two neighbourhood levels, then
-  /// the text as printed (where several lines fit equally, the one with the
-  /// same names is the likelier counterpart: names guide, never decide),
-  /// then the shape.
+  /// Keys to align a unit by, finest first (line_keys.h): no printed name
+  /// takes part, not even as a hint (registers renumbered by one added
+  /// instruction would pair the wrong lines).
   static std::vector<std::vector<uint64_t>> alignment_keys(const Module& m, const LineSeq& lines,
                                                            int whole_steps) {
-    std::vector<std::vector<uint64_t>> keys = neighbourhood_keys(m, lines, kConeSteps, whole_steps);
-    std::vector<uint64_t> text;
-    text.reserve(lines.size());
-    for (const Line* l : lines) text.push_back(hash64(l->display, 3));
-    keys.insert(keys.end() - 1, std::move(text));
-    return keys;
+    return neighbourhood_keys(m, lines, kConeSteps, whole_steps);
   }
 
   void diff_unit(const Unit* B, const Unit* H) {
@@ -655,6 +663,9 @@ class Differ {
   std::vector<std::pair<uint32_t, uint32_t>> edit_pairs_;
   std::vector<std::pair<uint32_t, uint32_t>> hidden_;  // order-free lines matched out of place
   bool canonical_only_ = false;
+  /// Symbols defined on more than one line (PTX registers written twice):
+  /// two equal computations into such a register are not one value.
+  std::vector<bool> base_multi_def_, head_multi_def_;
   size_t changes_ = 0;
   Hasher signature_;
 };
