@@ -5,11 +5,15 @@
 // Pass 2 (finish):
 //   1. liveness: a conditional line (LLVM `!N = ...`, PTX `$L__tmp3:`, MLIR
 //      `#blocked = ...`) survives only when a surviving line uses its symbol;
-//   2. values and blocks are numbered by first occurrence within their unit
-//      (per mask, so PTX `%r` and `%rd` count separately);
+//   2. values and blocks (one symbol per definition for SSA names, made in
+//      pass 1 by value_def / value_use with scopes) are numbered by first
+//      occurrence within their unit (per mask, so PTX `%r` and `%rd` count
+//      separately);
 //   3. aliases, metadata and attribute groups get the hash of their
 //      definition, nested references resolved first (cycles are cut by
-//      their distance on the resolution stack);
+//      their distance on the resolution stack; `distinct` nodes of equal
+//      content are told apart by the order the kept lines reach them;
+//      symbols never defined are numbered by first reference);
 //   4. py_line follows location symbols (`#loc12` -> `#loc3` -> file:line).
 #include "normalize/engine.h"
 

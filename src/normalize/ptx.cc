@@ -364,9 +364,12 @@ void PtxHandler::emit(Engine& e, TokenSpan toks, size_t op_at) {
           else if (is_punct(t, '}')) --braces;
           else if (is_punct(t, ',') && braces <= 0) dest_zone = false;
         }
-        // Blocks scope the registers declared in them.
-        if (is_punct(t, '{')) e.scope_push();
-        else if (is_punct(t, '}')) e.scope_pop();
+        // Blocks (a brace alone on its line; not a vector operand's
+        // `{ %r1, %r2 }`) scope the registers declared in them.
+        if (toks.size() == 1) {
+          if (is_punct(t, '{')) e.scope_push();
+          else if (is_punct(t, '}')) e.scope_pop();
+        }
         e.text(t.text);
         continue;
       default:
