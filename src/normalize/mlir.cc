@@ -38,8 +38,6 @@ std::string_view alias_mask(std::string_view name) {
   return name[0] == '!' ? std::string_view("!alias") : std::string_view("#alias");
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 /// Aliases named inside dropped location text (`loc(fused<#di_subprogram>[...])`)
 /// other than the `#loc` table itself: their definitions are debug info, kept
 /// only when something that survives uses them.
