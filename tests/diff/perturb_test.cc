@@ -348,5 +348,45 @@ TEST(PerturbDiffTest, RealworldFixture) {
   r.report("tests/fixtures/realworld");
 }
 
+
+// Two modules that have nothing to do with each other (the crash:
+// module-level text changed and functions that do not pair): every pair of
+// neighbouring lit modules, and every stage of two different kernels of the
+// shared corpus. No crash, no fallback, and a change always shows lines.
+TEST(PerturbDiffTest, UnrelatedModulesDiffWithoutCrash) {
+  std::vector<Source> sources;
+  for (testing::LitModule& m : testing::lit_modules())
+    sources.push_back({m.name(), std::move(m.text), Kind::kMlir});
+  std::string corpus = KSNAP_CORPUS_DIR;
+  if (fs::exists(corpus + "/truth.json")) {
+    for (Source& s : files_under(corpus + "/base")) sources.push_back(std::move(s));
+  }
+  size_t pairs = 0, changed = 0;
+  std::optional<norm::Module> prev;
+  std::optional<Kind> prev_kind;
+  for (const Source& s : sources) {
+    auto m = norm::normalize(TextBuffer(s.name, s.text), dialect_of(s.kind));
+    ASSERT_TRUE(m) << s.name;
+    if (prev && prev_kind == s.kind) {
+      for (bool swap : {false, true}) {
+        const norm::Module& a = swap ? *m : *prev;
+        const norm::Module& b = swap ? *prev : *m;
+        StageDiff sd;
+        structural_diff(a, b, StructuralOptions{1}, &sd);
+        ++pairs;
+        EXPECT_TRUE(sd.fallback.empty()) << s.name << ": " << sd.fallback;
+        if (a.hash != b.hash) {
+          ++changed;
+          EXPECT_GT(sd.lines_added + sd.lines_removed, 0u) << s.name << " (swapped: " << swap << ")";
+        }
+      }
+    }
+    prev = std::move(*m);
+    prev_kind = s.kind;
+  }
+  EXPECT_GT(pairs, 8000u);
+  std::cout << pairs << " pairs of unrelated modules diffed, " << changed << " with changes\n";
+}
+
 }  // namespace
 }  // namespace ksnap::diff

@@ -297,5 +297,28 @@ TEST(StructuralTest, InternalHelperOnOneSideOfUnoptimizedLlvm) {
   }
 }
 
+
+// When every line finds a counterpart under the learned correspondence but
+// the canonical texts still differ (here: the store takes the second of two
+// equal computations), the diff shows the lines whose canonical text
+// differs: a change never reads "+0 -0" (issue 8 item 10).
+TEST(StructuralTest, AChangeAlwaysShowsLines) {
+  const std::string base =
+      "define void @k(ptr %0, i32 %1, i32 %2) {\n"
+      "  %4 = add i32 %1, %2\n"
+      "  %5 = add i32 %1, %2\n"
+      "  store i32 %4, ptr %0, align 4\n"
+      "  store i32 %5, ptr %0, align 4\n"
+      "  ret void\n"
+      "}\n";
+  std::string head = base;
+  head.replace(head.find("store i32 %4"), 12, "store i32 %5");
+  head.replace(head.rfind("store i32 %5"), 12, "store i32 %4");
+  StageDiff sd = run_diff(base, head, ir::Dialect::kLlvm);
+  EXPECT_GT(sd.lines_added + sd.lines_removed, 0u);
+  EXPECT_NE(sd.change_signature, 0u);
+  EXPECT_TRUE(sd.fallback.empty());
+}
+
 }  // namespace
 }  // namespace ksnap::diff
