@@ -6,6 +6,9 @@
 // A stage that cannot be read, normalized or diffed never fails the run: it
 // gets StageDiff::fallback (the reason, with file:line for malformed IR) and
 // a status decided by bytes or hashes.
+// Binary artifacts (cubin, hsaco, zebin, binary .spv) are never parsed: their
+// bytes are hashed and sized into VariantDiff::binaries, e.g.
+//   cubin  changed  base 37544 B 9f3c...  head 37800 B 41aa...
 #include "ksnap/diff/engine.h"
 
 #include <algorithm>
@@ -15,8 +18,9 @@
 #include <thread>
 #include <unordered_set>
 
-#include "diff/pairing.h"
+#include "ksnap/diff/pairing.h"
 #include "ksnap/diff/structural.h"
+#include "ksnap/support/file.h"
 #include "ksnap/support/hash.h"
 
 namespace ksnap::diff {
@@ -29,7 +33,40 @@ struct Task {
   size_t stage_slot;
   const build::StageFile* base;
   const build::StageFile* head;
+  bool binary = false;  ///< Slot in VariantDiff::binaries, compared by bytes.
 };
+
+/// Hash and size of a binary artifact's bytes.
+Status hash_bytes(const build::StageFile& f, uint64_t* hash, int64_t* size) {
+  if (f.text) {
+    *hash = hash64(*f.text);
+    *size = static_cast<int64_t>(f.text->size());
+    return Status::ok();
+  }
+  KSNAP_ASSIGN_OR_RETURN(std::string bytes, read_binary_file(f.path));
+  *hash = hash64(bytes);
+  *size = static_cast<int64_t>(bytes.size());
+  return Status::ok();
+}
+
+Status compare_binary(const Task& t, StageDiff* sd) {
+  sd->binary = true;
+  if (t.base) {
+    sd->base_path = t.base->path;
+    KSNAP_RETURN_IF_ERROR(hash_bytes(*t.base, &sd->base_hash, &sd->bytes.first));
+  }
+  if (t.head) {
+    sd->head_path = t.head->path;
+    KSNAP_RETURN_IF_ERROR(hash_bytes(*t.head, &sd->head_hash, &sd->bytes.second));
+  }
+  if (!t.base || !t.head) {
+    sd->status = t.base ? ChangeStatus::kRemoved : ChangeStatus::kAdded;
+  } else {
+    bool same = sd->base_hash == sd->head_hash && sd->bytes.first == sd->bytes.second;
+    sd->status = same ? ChangeStatus::kUnchanged : ChangeStatus::kChanged;
+  }
+  return Status::ok();
+}
 
 Expected<norm::Module> load_module(const build::StageFile& f, const norm::NormalizeOptions& o) {
   ir::Dialect d;
@@ -208,19 +245,27 @@ double similarity(const build::Variant& b, const build::Variant& h, void* p) {
   return static_cast<double>(inter) / static_cast<double>(x.size() + y.size() - inter);
 }
 
+using GroupKey = std::tuple<std::string, std::string, std::string, uint64_t, bool>;
+
+GroupKey group_key(const VariantDiff& v, const StageDiff& s) {
+  return {v.kernel, v.source, s.stage, s.change_signature, s.unstable};
+}
+
 void build_groups(DiffResult* r) {
-  std::map<std::tuple<std::string, std::string, uint64_t>, size_t> index;
+  std::map<GroupKey, size_t> index;
   for (size_t vi = 0; vi < r->variants.size(); ++vi) {
     VariantDiff& v = r->variants[vi];
     for (StageDiff& s : v.stages) {
       if (s.status != ChangeStatus::kChanged) continue;
-      auto key = std::make_tuple(v.kernel, s.stage, s.change_signature);
-      auto [it, fresh] = index.emplace(key, r->groups.size());
+      auto [it, fresh] = index.emplace(group_key(v, s), r->groups.size());
       if (fresh) {
         ChangeGroup g;
         g.kernel = v.kernel;
+        g.source = v.source;
+        g.label = v.label;
         g.stage = s.stage;
         g.signature = s.change_signature;
+        g.unstable = s.unstable;
         g.lines_added = s.lines_added;
         g.lines_removed = s.lines_removed;
         r->groups.push_back(g);
@@ -233,7 +278,9 @@ void build_groups(DiffResult* r) {
   std::vector<size_t> order(r->groups.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return r->groups[a].weight > r->groups[b].weight;
+    const ChangeGroup &x = r->groups[a], &y = r->groups[b];
+    if (x.unstable != y.unstable) return y.unstable;  // real changes first
+    return x.weight > y.weight;
   });
   std::vector<ChangeGroup> sorted;
   std::vector<int32_t> new_index(order.size());
@@ -245,9 +292,86 @@ void build_groups(DiffResult* r) {
   for (VariantDiff& v : r->variants)
     for (StageDiff& s : v.stages) {
       if (s.status != ChangeStatus::kChanged) continue;
-      auto it = index.find(std::make_tuple(v.kernel, s.stage, s.change_signature));
+      auto it = index.find(group_key(v, s));
       s.group = new_index[it->second];
     }
+}
+
+/// Fills VariantDiff::label: the kernel name, plus the shortest tail of
+/// the source that tells apart kernels sharing that name. `variant_of`
+/// gives a variant defined in each source (its kind decides the spelling).
+void label_kernels(const std::map<std::string, const build::Variant*>& variant_of,
+                   DiffResult* r) {
+  std::map<std::string, std::set<std::string>> sources;  // kernel -> sources
+  for (const VariantDiff& v : r->variants) sources[v.kernel].insert(v.source);
+  std::map<std::pair<std::string, std::string>, std::string> label;
+  for (const auto& [kernel, srcs] : sources) {
+    if (srcs.size() < 2) continue;
+    auto tail = [&](const std::string& src, size_t n) -> std::string {
+      if (src.empty()) return "source unknown";
+      auto it = variant_of.find(src);
+      return it == variant_of.end() ? src : build::source_tail(*it->second, n);
+    };
+    // Grow the tail until every source reads differently; the whole source
+    // at worst (when no tail tells two apart, they are spelled in full).
+    std::map<std::string, std::string> shown;
+    for (size_t n = 1; n <= 64; ++n) {
+      shown.clear();
+      std::set<std::string> seen;
+      bool distinct = true;
+      for (const std::string& src : srcs) distinct &= seen.insert(shown[src] = tail(src, n)).second;
+      if (distinct) break;
+      if (n == 64)
+        for (const std::string& src : srcs) shown[src] = src.empty() ? "source unknown" : src;
+    }
+    for (const std::string& src : srcs) label[{kernel, src}] = kernel + " (" + shown[src] + ")";
+  }
+  for (VariantDiff& v : r->variants) {
+    auto it = label.find({v.kernel, v.source});
+    v.label = it != label.end() ? it->second : v.kernel;
+  }
+}
+
+/// Stage names of the pair's binary artifacts (kBinaryStages order, then
+/// others such as a binary `spv`), limited to `wanted` when it is not empty.
+std::vector<std::string> binary_stage_names(const build::Variant* b, const build::Variant* h,
+                                            const std::vector<std::string>& wanted) {
+  auto rank = [](const std::string& n) {
+    int i = 0;
+    for (const char* k : build::kBinaryStages) {
+      if (n == k) return i;
+      ++i;
+    }
+    return i;
+  };
+  std::vector<std::string> names;
+  for (const build::Variant* side : {b, h}) {
+    if (!side) continue;
+    for (const build::StageFile& f : side->binaries) {
+      if (std::find(names.begin(), names.end(), f.stage) != names.end()) continue;
+      if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), f.stage) == wanted.end())
+        continue;
+      names.push_back(f.stage);
+    }
+  }
+  std::sort(names.begin(), names.end(), [&](const std::string& x, const std::string& y) {
+    return std::make_pair(rank(x), x) < std::make_pair(rank(y), y);
+  });
+  return names;
+}
+
+/// Queues the comparison of binary artifact `stage` of a pair, if either has it.
+void add_binary(const build::Variant* b, const build::Variant* h, const std::string& stage,
+                size_t vi, VariantDiff* v, std::vector<Task>* tasks) {
+  const build::StageFile* bf = b ? b->binary(stage) : nullptr;
+  const build::StageFile* hf = h ? h->binary(stage) : nullptr;
+  if (!bf && !hf) return;
+  StageDiff sd;
+  sd.stage = stage;
+  v->binaries.push_back(sd);
+  Task t{vi, v->binaries.size() - 1, bf, hf};
+  t.binary = true;
+  tasks->push_back(t);
 }
 
 }  // namespace
@@ -281,6 +405,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
            std::find(opts.kernels.begin(), opts.kernels.end(), kernel) != opts.kernels.end();
   };
   std::vector<Task> tasks;
+  std::map<std::string, const build::Variant*> variant_of;  // source -> a variant defined there
   for (const VariantPair& p : pairs) {
     const build::Variant* b = p.base >= 0 ? &base.variants[p.base] : nullptr;
     const build::Variant* h = p.head >= 0 ? &head.variants[p.head] : nullptr;
@@ -288,12 +413,17 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
     if (!wanted(any.kernel)) continue;
     VariantDiff v;
     v.kernel = any.kernel;
+    v.source = p.source;
+    if (h && h->source() != v.source) v.head_source = h->source();
+    variant_of.emplace(p.source, b ? b : h);
     v.id = any.id();
     v.head_id = h ? h->id() : "";
     v.signature = any.signature;
     v.constexprs = any.constexprs;
     v.options = any.options;
     v.pairing = p.kind;
+    v.base_index = p.base;
+    v.head_index = p.head;
     if (b && h) v.option_changes = option_changes(*b, *h);
     for (const auto* side : {b, h}) {
       if (!side) continue;
@@ -313,11 +443,16 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       if (!bf && !hf) continue;
       StageDiff sd;
       sd.stage = st;
+      // Known nondeterminism of either side; kept only if the stage changed.
+      sd.unstable = (b && b->unstable(st)) || (h && h->unstable(st));
       v.stages.push_back(sd);
       tasks.push_back({vi, v.stages.size() - 1, bf, hf});
     }
+    for (const std::string& st : binary_stage_names(b, h, opts.stages))
+      add_binary(b, h, st, vi, &v, &tasks);
     r.variants.push_back(std::move(v));
   }
+  label_kernels(variant_of, &r);
 
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, tasks.size()));
@@ -327,13 +462,28 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       size_t k = next.fetch_add(1);
       if (k >= tasks.size()) return;
       const Task& t = tasks[k];
-      run_task_guarded(t, opts, &r.variants[t.variant].stages[t.stage_slot]);
+      VariantDiff& vd = r.variants[t.variant];
+      if (!t.binary) {
+        run_task_guarded(t, opts, &vd.stages[t.stage_slot]);
+        continue;
+      }
+      StageDiff* bd = &vd.binaries[t.stage_slot];
+      Status s = compare_binary(t, bd);
+      if (!s.is_ok()) {  // an artifact that cannot be read: stated, the run goes on
+        bd->status = !t.base ? ChangeStatus::kAdded
+                     : !t.head ? ChangeStatus::kRemoved
+                               : ChangeStatus::kChanged;
+        bd->fallback = s.to_string() + "; not compared";
+        bd->input_error = true;
+      }
     }
   };
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < jobs; ++i) pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
+  for (VariantDiff& v : r.variants)
+    for (StageDiff& s : v.stages) s.unstable = s.unstable && s.status == ChangeStatus::kChanged;
 
   build_groups(&r);
   for (const std::string& st : stages) {
@@ -343,7 +493,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       if (const StageDiff* sd = v.stage(st)) {
         switch (sd->status) {
           case ChangeStatus::kUnchanged: ++s.unchanged; break;
-          case ChangeStatus::kChanged: ++s.changed; break;
+          case ChangeStatus::kChanged: ++(sd->unstable ? s.unstable : s.changed); break;
           case ChangeStatus::kAdded: ++s.added; break;
           case ChangeStatus::kRemoved: ++s.removed; break;
         }
