@@ -3,6 +3,9 @@
 //   byte-identical files          -> unchanged (nothing normalized);
 //   equal normalized hashes       -> unchanged (no diff built);
 //   otherwise                     -> normalize both, structural diff.
+// A stage that cannot be read, normalized or diffed never fails the run: it
+// gets StageDiff::fallback (the reason, with file:line for malformed IR) and
+// a status decided by bytes or hashes.
 // Binary artifacts (cubin, hsaco, zebin, binary .spv) are never parsed: their
 // bytes are hashed and sized into VariantDiff::binaries, e.g.
 //   cubin  changed  base 37544 B 9f3c...  head 37800 B 41aa...
@@ -11,7 +14,6 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 #include <unordered_set>
@@ -94,56 +96,117 @@ void fill_ir_resources(const norm::Module* b, const norm::Module* h, StageDiff* 
     }
 }
 
-Status run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
-  if (t.base) sd->base_path = t.base->path;
-  if (t.head) sd->head_path = t.head->path;
-  if (!t.base || !t.head) {
-    const build::StageFile& f = t.base ? *t.base : *t.head;
-    KSNAP_ASSIGN_OR_RETURN(norm::Module m, load_module(f, opts.normalize));
-    sd->status = t.base ? ChangeStatus::kRemoved : ChangeStatus::kAdded;
-    (t.base ? sd->lines_removed : sd->lines_added) = line_count(m);
-    (t.base ? sd->base_hash : sd->head_hash) = m.hash;
-    for (const auto& [op, n] : norm::op_counts(m)) sd->op_deltas[op] = t.base ? -n : n;
-    fill_ir_resources(t.base ? &m : nullptr, t.base ? nullptr : &m, sd);
-    return Status::ok();
-  }
-  ir::Dialect d;
-  if (!ir::dialect_for_stage(t.base->stage, &d))
-    return make_error(ErrorCode::kUnsupported, "no lexer for stage '" + t.base->stage + "'",
-                      {t.base->path, 0, 0});
-  KSNAP_ASSIGN_OR_RETURN(TextBuffer bb, build::read_stage(*t.base));
-  KSNAP_ASSIGN_OR_RETURN(TextBuffer hb, build::read_stage(*t.head));
-  if (bb.view() == hb.view()) {
-    // Byte-identical: unchanged, nothing normalized (identical input cannot
-    // hold a change; a malformed file is reported when it differs).
-    sd->status = ChangeStatus::kUnchanged;
-    return Status::ok();
-  }
-  auto hbase = norm::normalized_hash(bb, d, opts.normalize);
-  if (!hbase) return hbase.status().with_file(t.base->path);
-  auto hhead = norm::normalized_hash(hb, d, opts.normalize);
-  if (!hhead) return hhead.status().with_file(t.head->path);
-  sd->base_hash = *hbase;
-  sd->head_hash = *hhead;
-  if (*hbase == *hhead) {
-    sd->status = ChangeStatus::kUnchanged;
-    return Status::ok();
-  }
-  auto mb = norm::normalize(bb, d, opts.normalize);
-  if (!mb) return mb.status().with_file(t.base->path);
-  auto mh = norm::normalize(hb, d, opts.normalize);
-  if (!mh) return mh.status().with_file(t.head->path);
+/// "BASE x.llir:12:3: parse error: unterminated string" for one side's error.
+std::string side_error(bool base, const Status& s) {
+  return std::string(base ? "BASE " : "HEAD ") + s.to_string();
+}
+
+/// Marks a paired stage whose input failed on one or both sides: changed (the
+/// bytes differ or could not be compared), with both sides' errors and `then`.
+void input_failed(const Task& t, const Status& b, const Status& h, const char* then,
+                  StageDiff* sd) {
   sd->status = ChangeStatus::kChanged;
-  structural_diff(*mb, *mh, StructuralOptions{opts.context}, sd);
-  auto cb = norm::op_counts(*mb), ch = norm::op_counts(*mh);
+  std::string why;
+  if (!b.is_ok()) why = side_error(true, b.with_file(t.base->path));
+  if (!h.is_ok()) why += (why.empty() ? "" : "; ") + side_error(false, h.with_file(t.head->path));
+  sd->fallback = why + "; " + then;
+  sd->input_error = true;
+}
+
+void add_op_deltas(const norm::Module& mb, const norm::Module& mh, StageDiff* sd) {
+  auto cb = norm::op_counts(mb), ch = norm::op_counts(mh);
   for (const auto& [op, n] : cb) {
-    int64_t delta = (ch.count(op) ? ch[op] : 0) - n;
+    auto it = ch.find(op);
+    int64_t delta = (it != ch.end() ? it->second : 0) - n;
     if (delta) sd->op_deltas[op] = delta;
   }
   for (const auto& [op, n] : ch)
     if (!cb.count(op)) sd->op_deltas[op] = n;
+}
+
+/// A stage present on one side only: added or removed whatever its text;
+/// a file that cannot be read or normalized gives no counts and says why.
+void one_sided_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
+  bool base = t.base != nullptr;
+  const build::StageFile& f = base ? *t.base : *t.head;
+  sd->status = base ? ChangeStatus::kRemoved : ChangeStatus::kAdded;
+  auto m = load_module(f, opts.normalize);
+  if (!m) {
+    sd->fallback = side_error(base, m.status()) + "; not normalized, no line counts";
+    sd->input_error = true;
+    return;
+  }
+  (base ? sd->lines_removed : sd->lines_added) = line_count(*m);
+  (base ? sd->base_hash : sd->head_hash) = m->hash;
+  for (const auto& [op, n] : norm::op_counts(*m)) sd->op_deltas[op] = base ? -n : n;
+  fill_ir_resources(base ? &*m : nullptr, base ? nullptr : &*m, sd);
+}
+
+/// Compares one stage of a paired variant. Never fails: a stage that cannot
+/// be read, normalized or diffed gets `fallback` (the reason, with the
+/// file:line of malformed input) and a status decided by what could be
+/// compared (bytes, then normalized hashes).
+void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
+  if (t.base) sd->base_path = t.base->path;
+  if (t.head) sd->head_path = t.head->path;
+  if (!t.base || !t.head) return one_sided_task(t, opts, sd);
+  auto bb = build::read_stage(*t.base);
+  auto hb = build::read_stage(*t.head);
+  if (!bb || !hb) {
+    // Nothing to compare: reported as changed, never silently unchanged.
+    return input_failed(t, bb.status(), hb.status(), "not compared", sd);
+  }
+  if (bb->view() == hb->view()) {
+    // Byte-identical: unchanged, nothing normalized (identical input cannot
+    // hold a change; a malformed file is reported when it differs).
+    sd->status = ChangeStatus::kUnchanged;
+    return;
+  }
+  ir::Dialect d;
+  if (!ir::dialect_for_stage(t.base->stage, &d)) {
+    sd->status = ChangeStatus::kChanged;
+    sd->fallback = "no normalizer for stage '" + t.base->stage + "'; compared by bytes";
+    return;
+  }
+  auto hbase = norm::normalized_hash(*bb, d, opts.normalize);
+  auto hhead = norm::normalized_hash(*hb, d, opts.normalize);
+  if (!hbase || !hhead) {
+    return input_failed(t, hbase.status(), hhead.status(), "not normalized, compared by bytes",
+                        sd);
+  }
+  sd->base_hash = *hbase;
+  sd->head_hash = *hhead;
+  if (*hbase == *hhead) {
+    sd->status = ChangeStatus::kUnchanged;
+    return;
+  }
+  sd->status = ChangeStatus::kChanged;
+  auto mb = norm::normalize(*bb, d, opts.normalize);
+  auto mh = norm::normalize(*hb, d, opts.normalize);
+  if (!mb || !mh) {  // cannot happen when the hashes succeeded; stated if it does
+    return input_failed(t, mb.status(), mh.status(), "compared by normalized hash", sd);
+  }
+  structural_diff(*mb, *mh, StructuralOptions{opts.context}, sd);
+  if (!sd->fallback.empty()) sd->fallback += "; compared by normalized hash";
+  add_op_deltas(*mb, *mh, sd);
   fill_ir_resources(&*mb, &*mh, sd);
-  return Status::ok();
+}
+
+/// run_task, and a stage that still fails (out of memory on a huge input)
+/// keeps its status decided by bytes, with the reason.
+void run_task_guarded(const Task& t, const DiffOptions& opts, StageDiff* sd) {
+  try {
+    run_task(t, opts, sd);
+  } catch (const std::exception& e) {
+    StageDiff fresh;
+    fresh.stage = sd->stage;
+    fresh.base_path = sd->base_path;
+    fresh.head_path = sd->head_path;
+    fresh.status = !t.base ? ChangeStatus::kAdded : !t.head ? ChangeStatus::kRemoved
+                                                           : ChangeStatus::kChanged;
+    fresh.fallback = std::string("not compared: ") + e.what();
+    *sd = std::move(fresh);
+  }
 }
 
 /// Jaccard similarity of line-shape sets of the first stage both variants
@@ -394,25 +457,24 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, tasks.size()));
   std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex mu;
-  Status first_error;
-  size_t first_error_task = SIZE_MAX;
   auto worker = [&] {
-    while (!failed.load(std::memory_order_relaxed)) {
+    while (true) {
       size_t k = next.fetch_add(1);
       if (k >= tasks.size()) return;
       const Task& t = tasks[k];
       VariantDiff& vd = r.variants[t.variant];
-      Status s = t.binary ? compare_binary(t, &vd.binaries[t.stage_slot])
-                          : run_task(t, opts, &vd.stages[t.stage_slot]);
-      if (!s.is_ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (k < first_error_task) {
-          first_error = s;
-          first_error_task = k;
-        }
-        failed = true;
+      if (!t.binary) {
+        run_task_guarded(t, opts, &vd.stages[t.stage_slot]);
+        continue;
+      }
+      StageDiff* bd = &vd.binaries[t.stage_slot];
+      Status s = compare_binary(t, bd);
+      if (!s.is_ok()) {  // an artifact that cannot be read: stated, the run goes on
+        bd->status = !t.base ? ChangeStatus::kAdded
+                     : !t.head ? ChangeStatus::kRemoved
+                               : ChangeStatus::kChanged;
+        bd->fallback = s.to_string() + "; not compared";
+        bd->input_error = true;
       }
     }
   };
@@ -420,7 +482,6 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
   for (unsigned i = 1; i < jobs; ++i) pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
-  if (failed) return first_error;
   for (VariantDiff& v : r.variants)
     for (StageDiff& s : v.stages) s.unstable = s.unstable && s.status == ChangeStatus::kChanged;
 

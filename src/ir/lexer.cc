@@ -210,6 +210,9 @@ __attribute__((always_inline)) inline Token Lexer::lex_token() {
         }
         return make(TokenKind::kDollarId, start);
       case '.':
+        if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label()) {  // `.lr.ph:`
+          return make(TokenKind::kLabelDef, start);
+        }
         if (cur_[0] == '.' && cur_[1] == '.') {
           cur_ += 2;
           return make(TokenKind::kPunct, start);
@@ -249,8 +252,19 @@ __attribute__((always_inline)) inline Token Lexer::lex_token() {
         }
         return make(TokenKind::kPunct, start);
       case '"':
+        if (at_line_start_ && dialect_ == Dialect::kLlvm) {  // a quoted label `"45":`
+          Token str = lex_string(start);
+          if (str.kind == TokenKind::kString && *cur_ == ':' && cur_[1] != ':') {
+            ++cur_;
+            return make(TokenKind::kLabelDef, start);
+          }
+          return str;
+        }
         return lex_string(start);
       case '-':
+        if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label()) {
+          return make(TokenKind::kLabelDef, start);
+        }
         if (*cur_ == '>') {
           ++cur_;
           return make(TokenKind::kPunct, start);
@@ -297,6 +311,10 @@ __attribute__((always_inline)) inline Token Lexer::lex_token() {
         break;
     }
     if (is(c, kIdStart)) {
+      // LLVM labels may hold '-' (`for.body-lr:`): looked for at a line's start.
+      if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label()) {
+        return make(TokenKind::kLabelDef, start);
+      }
       while (is(*cur_, kIdChar)) ++cur_;
       if (at_line_start_ && *cur_ == ':' && cur_[1] != ':' &&
           (dialect_ == Dialect::kLlvm || dialect_ == Dialect::kPtx ||
@@ -314,6 +332,16 @@ __attribute__((always_inline)) inline Token Lexer::lex_token() {
 }
 
 Token Lexer::next() { return lex_token(); }
+
+bool Lexer::llvm_label() {
+  // cur_ is one past the label's first char; LLVM label names are
+  // [-a-zA-Z$._0-9]+ followed by ':' (not '::').
+  const char* p = cur_;
+  while (is(*p, kSuffix)) ++p;
+  if (*p != ':' || p[1] == ':') return false;
+  cur_ = p + 1;
+  return true;
+}
 
 bool Lexer::next_line(Token* out, size_t cap, size_t* count, Token* end) {
   size_t n = 0;

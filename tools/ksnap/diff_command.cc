@@ -165,6 +165,17 @@ int run_diff(const DiffArgs& a) {
   }
   int rc = write_output(a.output, text);
   if (rc != kExitOk) return rc;
+  // Malformed or unreadable IR: the report above holds every other stage;
+  // the input errors are still errors (stderr, exit 2).
+  bool input_error = false;
+  for (const auto& v : result->variants)
+    for (const auto* list : {&v.stages, &v.binaries})
+      for (const auto& s : *list)
+        if (s.input_error) {
+          std::cerr << "ksnap: " << s.fallback << "\n";
+          input_error = true;
+        }
+  if (input_error) return kExitError;
   // Known nondeterminism is not a difference unless asked (--fail-on-unstable).
   const bool differs = a.fail_on_unstable ? result->any_change() : result->any_real_change();
   return a.exit_code && differs ? kExitDifferences : kExitOk;

@@ -82,6 +82,10 @@ struct StageDiff {
   /// (empty = full structural diff). E.g. "BASE x.llir:12:3: unterminated
   /// string; compared by hash only". The status is still decided (by hash).
   std::string fallback;
+  /// The fallback comes from input that is malformed or unreadable (the
+  /// reason names file:line:col): the report is still complete, and the CLI
+  /// also prints the reason to stderr and exits 2.
+  bool input_error = false;
   /// The change is known compiler nondeterminism (the same build compiled
   /// twice gave different text for this variant-stage): reported apart from
   /// real changes and ignored by --exit-code unless asked.
