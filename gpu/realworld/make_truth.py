@@ -27,7 +27,8 @@ Checks, so the truth is explained rather than fitted:
 
 Rows are keyed ``<BASE cache folder>|<stage>``; ``variants`` maps each BASE
 cache folder to the HEAD cache folder it pairs with (exact pairing), with
-ksnap's ``kernel|constexprs|options`` id for messages.
+ksnap's ``kernel|constexprs|options`` id for messages, and ``ids`` when
+several variants (other JIT keys, same compile) share the folder.
 """
 
 from __future__ import annotations
@@ -179,7 +180,19 @@ def main() -> int:
             pair["added"].append({"head_dir": B[ident]["cache_dir"], "id": ksnap_id(B[ident])})
         for ident in sorted(set(A) & set(B)):
             ea, eb = A[ident], B[ident]
-            pair["variants"][ea["cache_dir"]] = {"head_dir": eb["cache_dir"], "id": ksnap_id(ea)}
+            v = pair["variants"].get(ea["cache_dir"])
+            if v is None:
+                pair["variants"][ea["cache_dir"]] = {"head_dir": eb["cache_dir"], "id": ksnap_id(ea)}
+            else:
+                # Two JIT variants (other keys) compiled to one cache folder
+                # (07's asin with and without an explicit extern_libs naming
+                # the default libdevice): each must pair with its own kind.
+                v.setdefault("ids", [v["id"]]).append(ksnap_id(ea))
+                if v["head_dir"] != eb["cache_dir"]:
+                    truth["unexplained"].append({"pair": f"{base}..{head}", "id": ksnap_id(ea),
+                                                 "why": "variants sharing a BASE cache folder "
+                                                        "pair with different HEAD folders"})
+                continue
             for s in STAGES:
                 ha, hb = h(base, ident, s), h(head, ident, s)
                 if ha is None and hb is None:

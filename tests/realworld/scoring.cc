@@ -69,6 +69,9 @@ std::string variant_of(const std::string& row_key) { return row_key.substr(0, ro
 struct Expected {
   std::map<std::string, std::string> paired;  // BASE key -> HEAD key
   std::map<std::string, std::string> label;   // key -> id for messages
+  /// BASE folders several variants share (one compile, several JIT keys):
+  /// their ids; each such variant must pair with the HEAD variant of its id.
+  std::map<std::string, std::set<std::string>> shared_ids;
   std::set<std::string> removed, added;
 };
 
@@ -78,6 +81,8 @@ Expected expected_pairing(const Corpus& c, const json& p) {
     for (const auto& [base_dir, v] : p["variants"].items()) {
       e.paired[base_dir] = v["head_dir"].get<std::string>();
       e.label[base_dir] = v["id"].get<std::string>();
+      if (v.contains("ids"))
+        for (const auto& id : v["ids"]) e.shared_ids[base_dir].insert(id.get<std::string>());
     }
     for (const auto& r : p["removed"]) {
       e.removed.insert(r["base_dir"].get<std::string>());
@@ -200,6 +205,14 @@ PairScore score_pair(const std::string& ksnap, const Corpus& c, const std::strin
                                                           : "it is unknown";
         problem(&s, "wrong pairing (" + pairing + "): " + label + " -> " + v.value("head_id", "") +
                         "; truth: " + truth_says + (want.added.count(kh) ? ", and HEAD's was added" : ""));
+        continue;
+      }
+      auto shared = want.shared_ids.find(kb);
+      if (shared != want.shared_ids.end() &&
+          (!shared->second.count(v.value("id", "")) || v.value("id", "") != v.value("head_id", ""))) {
+        ++s.pairing_errors;
+        problem(&s, "wrong pairing (" + pairing + ") of variants sharing a compile: " + label + " -> " +
+                        v.value("head_id", ""));
         continue;
       }
     } else if (!kb.empty()) {
