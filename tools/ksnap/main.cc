@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   ksnap::cli::register_tune_commands(app, ctx);
   ksnap::cli::register_store_commands(app, ctx);
   ksnap::cli::register_capture_commands(app, ctx);
+  ksnap::cli::register_determinism_commands(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
