@@ -184,6 +184,19 @@ def _device_kernel(jit_function: Any, device: Any, key: Any) -> Any:
     return kernel
 
 
+# Options a direct ``triton.compile`` call is recorded with. The listener does
+# not see the options dict the caller passed, only the compiled metadata, so
+# the options that autotune configs and launch grids vary are taken from it;
+# without them two compiles of one kernel with other num_warps/num_stages
+# would share an identity.
+_DIRECT_COMPILE_OPTIONS = ("num_warps", "num_ctas", "num_stages")
+
+
+def _direct_compile_options(metadata: dict) -> dict:
+    return {k: metadata[k] for k in _DIRECT_COMPILE_OPTIONS
+            if isinstance(metadata.get(k), int) and not isinstance(metadata.get(k), bool)}
+
+
 class Recorder:
     """Collects entries of one process and keeps its shard file current."""
 
@@ -465,7 +478,8 @@ class Recorder:
                 entry["source_line"] = _def_line(jit_function)
                 entry["constexprs"], entry["options"] = keyparse.move_option_params(
                     _named_constexprs(_get(src, "constants"), names,
-                                      _constexpr_names(jit_function)), {})
+                                      _constexpr_names(jit_function)),
+                    _direct_compile_options(call["metadata"]))
                 entry["compile_s"] = call["compile_s"]
                 entry["cache_hit"] = call["cache_hit"]
                 entry["benchmark"]["points"] = [call["point"]] if call["point"] else []
