@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "diff/pairing.h"
+#include "ksnap/diff/statistics.h"
 #include "ksnap/diff/structural.h"
 #include "ksnap/support/hash.h"
 
@@ -57,6 +58,17 @@ void fill_ir_resources(const norm::Module* b, const norm::Module* h, StageDiff* 
     }
 }
 
+/// Report statistics of the normalized modules (either may be null).
+void fill_statistics(const norm::Module* b, const norm::Module* h, StageDiff* sd) {
+  for (const auto* m : {b, h}) {
+    if (!m) continue;
+    for (const auto& [k, v] : stage_statistics(*m, sd->stage)) {
+      auto& fp = sd->stats.try_emplace(k, FigurePair{-1, -1}).first->second;
+      (m == b ? fp.first : fp.second) = v;
+    }
+  }
+}
+
 Status run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
   if (t.base) sd->base_path = t.base->path;
   if (t.head) sd->head_path = t.head->path;
@@ -68,6 +80,7 @@ Status run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
     (t.base ? sd->base_hash : sd->head_hash) = m.hash;
     for (const auto& [op, n] : norm::op_counts(m)) sd->op_deltas[op] = t.base ? -n : n;
     fill_ir_resources(t.base ? &m : nullptr, t.base ? nullptr : &m, sd);
+    fill_statistics(t.base ? &m : nullptr, t.base ? nullptr : &m, sd);
     return Status::ok();
   }
   ir::Dialect d;
@@ -106,6 +119,7 @@ Status run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
   for (const auto& [op, n] : ch)
     if (!cb.count(op)) sd->op_deltas[op] = n;
   fill_ir_resources(&*mb, &*mh, sd);
+  fill_statistics(&*mb, &*mh, sd);
   return Status::ok();
 }
 
@@ -263,12 +277,18 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
   std::mutex mu;
   Status first_error;
   size_t first_error_task = SIZE_MAX;
+  std::mutex progress_mu;
+  size_t done = 0;
   auto worker = [&] {
     while (!failed.load(std::memory_order_relaxed)) {
       size_t k = next.fetch_add(1);
       if (k >= tasks.size()) return;
       const Task& t = tasks[k];
       Status s = run_task(t, opts, &r.variants[t.variant].stages[t.stage_slot]);
+      if (opts.progress) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        opts.progress(++done, tasks.size());
+      }
       if (!s.is_ok()) {
         std::lock_guard<std::mutex> lock(mu);
         if (k < first_error_task) {
