@@ -128,11 +128,11 @@ int main(int argc, char** argv) {
   std::string html, json;
   for (int k = 0; k < runs; ++k) {
     auto t = std::chrono::steady_clock::now();
-    html = render::render_html(big);
+    html = render::render(render::Format::kHtml, big);
     html_ms.push_back(ms_since(t));
     if (skip_json && out_json.empty()) continue;
     t = std::chrono::steady_clock::now();
-    json = render::render_json(big);
+    json = render::render(render::Format::kJson, big);
     json_ms.push_back(ms_since(t));
   }
   std::sort(html_ms.begin(), html_ms.end());

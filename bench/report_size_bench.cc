@@ -180,11 +180,11 @@ int main(int argc, char** argv) {
     const char* name;
     std::function<std::string()> fn;
   } fmts[] = {
-      {"json", [&] { return render::render_json(*r); }},
-      {"terminal", [&] { return render::render_terminal(*r); }},
-      {"markdown", [&] { return render::render_markdown(*r); }},
-      {"html", [&] { return render::render_html(*r); }},
-      {"stat", [&] { return render::render_stat(*r); }},
+      {"json", [&] { return render::render(render::Format::kJson, *r); }},
+      {"terminal", [&] { return render::render(render::Format::kTerminal, *r); }},
+      {"markdown", [&] { return render::render(render::Format::kMarkdown, *r); }},
+      {"html", [&] { return render::render(render::Format::kHtml, *r); }},
+      {"stat", [&] { return render::render(render::Format::kStat, *r); }},
   };
   for (const auto& f : fmts) {
     size_t bytes = 0;
