@@ -28,6 +28,8 @@ diff::DiffResult replicate(const diff::DiffResult& r, size_t n) {
   diff::DiffResult out;
   out.base_name = r.base_name;
   out.head_name = r.head_name;
+  out.base_root = r.base_root;
+  out.head_root = r.head_root;
   out.warnings = r.warnings;
   out.summary = r.summary;
   for (auto& s : out.summary) s.unchanged = s.changed = s.added = s.removed = 0;

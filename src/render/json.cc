@@ -53,24 +53,23 @@ void figure_change(JsonOut* o, const Report& rep, const report::FigureChange& f)
   o->key("base").num(f.base).key("head").num(f.head).key("delta").num(f.head - f.base).raw("}");
 }
 
+/// A diff line as [kind, text, base_line, head_line, py_line, highlights]
+/// (+ tokens for the HTML page): 400,000 lines must stay small.
 void line_json(JsonOut* o, const diff::DiffLine& l, bool head_names, const ir::Dialect* tokens) {
   const std::string& text = report::shown_text(l, head_names);
   const auto& spans = report::shown_highlights(l, head_names);
-  o->raw("{").key("kind", true).str(kind_text(l.kind)).key("text").str(text);
-  if (l.base_line) o->key("base_line").num(l.base_line);
-  if (l.head_line) o->key("head_line").num(l.head_line);
-  if (l.py_line >= 0) o->key("py_line").num(l.py_line);
+  o->raw("[").str(kind_text(l.kind)).raw(",").str(text).raw(",").num(l.base_line).raw(",");
+  o->num(l.head_line).raw(",").num(l.py_line).raw(",[");
   if (!spans.empty()) {
-    o->key("highlights").raw("[");
     bool first = true;
     for (const diff::Span& s : repair_spans(text, spans)) {
       o->raw(first ? "[" : ",[").num(s.begin).raw(",").num(s.end).raw("]");
       first = false;
     }
-    o->raw("]");
   }
-  if (tokens) o->key("tokens").str(html::runs_text(html::token_runs(to_valid_utf8(text), *tokens)));
-  o->raw("}");
+  o->raw("]");
+  if (tokens) o->raw(",").str(html::runs_text(html::token_runs(to_valid_utf8(text), *tokens)));
+  o->raw("]");
 }
 
 void hunk_json(JsonOut* o, const report::HunkView& hv, bool head_names, const ir::Dialect* tokens) {
@@ -124,25 +123,46 @@ void group_json(JsonOut* o, const Report& rep, size_t gi, bool tokens) {
   o->raw("]}");
 }
 
-void stage_json(JsonOut* o, const diff::StageDiff& s, int32_t group) {
+/// A variant's stage; counts, deltas and figures only when there are any
+/// (an unchanged stage is {"status":"unchanged", paths and hashes}).
+/// `path` relative to `root` when it lies under it ("cache/ab12/k.ttgir").
+std::string_view under(std::string_view path, const std::string& root) {
+  if (root.empty() || path.size() <= root.size() + 1 || path.substr(0, root.size()) != root) return path;
+  size_t at = root.size();
+  if (root.back() != '/') {
+    if (path[at] != '/') return path;
+    ++at;
+  }
+  return path.substr(at);
+}
+
+void stage_json(JsonOut* o, const diff::StageDiff& s, int32_t group, const diff::DiffResult& r) {
   o->raw("{").key("status", true).str(diff::status_name(s.status));
   if (s.unstable) o->key("unstable").boolean(true);
-  o->key("lines_added").num(s.lines_added).key("lines_removed").num(s.lines_removed);
-  o->key("op_deltas").raw("{");
-  bool first = true;
-  for (const auto& [op, d] : s.op_deltas) {
-    o->key(op, first).num(d);
-    first = false;
+  if (s.lines_added || s.lines_removed)
+    o->key("lines_added").num(s.lines_added).key("lines_removed").num(s.lines_removed);
+  if (!s.op_deltas.empty()) {
+    o->key("op_deltas").raw("{");
+    bool first = true;
+    for (const auto& [op, d] : s.op_deltas) {
+      o->key(op, first).num(d);
+      first = false;
+    }
+    o->raw("}");
   }
-  o->raw("}").key("resources");
-  figure_object(o, s.resources);
-  o->key("statistics");
-  figure_object(o, s.stats);
+  if (!s.resources.empty()) {
+    o->key("resources");
+    figure_object(o, s.resources);
+  }
+  if (!s.stats.empty()) {
+    o->key("statistics");
+    figure_object(o, s.stats);
+  }
   if (group >= 0) o->key("group").num(group);
   if (s.base_hash) o->key("base_hash").str(hex64(s.base_hash));
   if (s.head_hash) o->key("head_hash").str(hex64(s.head_hash));
-  if (!s.base_path.empty()) o->key("base_path").str(s.base_path);
-  if (!s.head_path.empty()) o->key("head_path").str(s.head_path);
+  if (!s.base_path.empty()) o->key("base_path").str(under(s.base_path, r.base_root));
+  if (!s.head_path.empty()) o->key("head_path").str(under(s.head_path, r.head_root));
   if (!s.fallback.empty()) o->key("fallback").str(s.fallback);
   if (s.binary) {
     o->key("binary").boolean(true).key("bytes").raw("{").key("base", true).num(s.bytes.first);
@@ -155,7 +175,9 @@ void variant_json(JsonOut* o, const Report& rep, size_t vi) {
   const diff::VariantDiff& v = rep.result->variants[vi];
   o->raw("{").key("kernel", true).str(v.kernel).key("kernel_label").str(rep.variant_kernels[vi]);
   o->key("source").str(v.source).key("label").str(rep.variant_labels[vi]);
-  o->key("id").str(v.id).key("head_id").str(v.head_id).key("signature").str(v.signature);
+  o->key("id").str(v.id);
+  if (v.head_id != v.id) o->key("head_id").str(v.head_id);
+  o->key("signature").str(v.signature);
   for (const auto* kv : {&v.constexprs, &v.options}) {
     o->key(kv == &v.constexprs ? "constexprs" : "options").raw("{");
     bool first = true;
@@ -184,7 +206,7 @@ void variant_json(JsonOut* o, const Report& rep, size_t vi) {
   o->key("stages").raw("{");
   for (size_t j = 0; j < v.stages.size(); ++j) {
     o->key(v.stages[j].stage, j == 0);
-    stage_json(o, v.stages[j], rep.stage_groups[vi][j]);
+    stage_json(o, v.stages[j], rep.stage_groups[vi][j], *rep.result);
   }
   o->raw("}}");
 }

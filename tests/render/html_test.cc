@@ -91,10 +91,10 @@ std::string token_class_in_island(const json& d, const std::string& text,
                                   const std::string& token) {
   std::string found = "<no line>";
   for_each_line(d, [&](const json& l) {
-    if (l["text"] != text || found != "<no line>") return;
+    if (l[1] != text || found != "<no line>") return;
     size_t at = text.find(token), pos = 0;
     found = "<no run>";
-    for (const auto& [len, cls] : parse_runs(l["tokens"]))
+    for (const auto& [len, cls] : parse_runs(l[6]))
       if ((pos += len) - len == at && len == token.size()) found = cls;
   });
   return found;
@@ -139,7 +139,7 @@ TEST(HtmlTest, IrTextIsEscaped) {
   // The island reads back to the exact IR text.
   json d = data_island(page);
   bool found = false;
-  for_each_line(d, [&](const json& l) { found |= l["text"] == kHostileLine; });
+  for_each_line(d, [&](const json& l) { found |= l[1] == kHostileLine; });
   EXPECT_TRUE(found);
   EXPECT_EQ(d["head"]["name"], "head<&>");
 }
@@ -230,8 +230,8 @@ TEST(HtmlTest, CorpusReportMatchesJson) {
   size_t lines = 0;
   for_each_line(d, [&](const json& l) {
     size_t total = 0;
-    for (const auto& run : parse_runs(l["tokens"])) total += run.first;
-    std::string text = l["text"];
+    for (const auto& run : parse_runs(l[6])) total += run.first;
+    std::string text = l[1];
     EXPECT_EQ(total, text.size()) << text;  // the corpus IR is ASCII
     ++lines;
   });
@@ -239,7 +239,7 @@ TEST(HtmlTest, CorpusReportMatchesJson) {
   // Without the token runs, the data island is the JSON output itself.
   for (auto& g : d["groups"])
     for (auto& h : g["hunks"])
-      for (auto& l : h["lines"]) l.erase("tokens");
+      for (auto& l : h["lines"]) l.erase(6);
   EXPECT_EQ(d, j);
 }
 
