@@ -123,13 +123,15 @@ int page_output(const std::string& text, bool allow) {
 
 Progress::Progress(std::string what, bool enabled)
     : what_(std::move(what)), enabled_(enabled && stderr_is_tty()),
-      start_(std::chrono::steady_clock::now()), last_(start_) {}
+      start_(std::chrono::steady_clock::now()), last_(start_) {
+  if (const char* d = std::getenv("KSNAP_PROGRESS_DELAY_MS")) delay_s_ = std::strtod(d, nullptr) / 1000.0;
+}
 
 void Progress::update(size_t done, size_t total) {
   if (!enabled_ || total == 0) return;
   auto now = std::chrono::steady_clock::now();
   double elapsed = std::chrono::duration<double>(now - start_).count();
-  if (elapsed < 1.0 || (drawn_ && now - last_ < std::chrono::milliseconds(100) && done < total)) return;
+  if (elapsed < delay_s_ || (drawn_ && now - last_ < std::chrono::milliseconds(100) && done < total)) return;
   last_ = now;
   drawn_ = true;
   double left = done ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0;

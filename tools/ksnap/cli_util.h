@@ -39,8 +39,9 @@ int page_output(const std::string& text, bool allow);
 
 /// Progress of (done, total) on stderr, "ksnap: comparing 1,234/5,000
 /// kernel-stages, about 3 s left", redrawn at most 10 times a second, only
-/// when stderr is a terminal and the work has run for more than a second.
-/// finish() erases the line.
+/// when stderr is a terminal and the work has run for more than a second
+/// ($KSNAP_PROGRESS_DELAY_MS overrides the second, for tests). finish()
+/// erases the line.
 class Progress {
  public:
   explicit Progress(std::string what, bool enabled);
@@ -51,6 +52,7 @@ class Progress {
   std::string what_;
   bool enabled_;
   bool drawn_ = false;
+  double delay_s_ = 1.0;
   std::chrono::steady_clock::time_point start_, last_;
 };
 
