@@ -68,7 +68,10 @@ void line_json(JsonOut* o, const diff::DiffLine& l, bool head_names, const ir::D
     }
   }
   o->raw("]");
-  if (tokens) o->raw(",").str(html::runs_text(html::token_runs(to_valid_utf8(text), *tokens)));
+  if (tokens) {
+    const bool valid = is_valid_utf8(text);
+    o->raw(",").str(html::runs_text(html::token_runs(valid ? text : to_valid_utf8(text), *tokens)));
+  }
   o->raw("]");
 }
 
