@@ -109,7 +109,10 @@ std::string render_terminal(const report::Report& r, const WriteOptions& w) {
   if (!stats.empty()) {
     section(&out, p, "Statistics: sums over the affected variants (helped = went down)");
     std::vector<std::vector<std::string>> rows{{std::begin(kStatColumns), std::end(kStatColumns)}};
-    for (auto& c : stats) rows.emplace_back(c.begin(), c.end());
+    for (auto& c : stats) {
+      rows.emplace_back();
+      for (const auto& cell : c) rows.back().push_back(esc(cell));  // figure names come from captures
+    }
     out += table_text(rows, 2);
   }
   if (!r.option_changes.empty()) {

@@ -31,6 +31,7 @@ diff::DiffResult hostile() {
                                     {"%2 = shl i32 %1, 1 ; bad \xff\xfe byte \x9b""31m C1"});
   s.hunks[0].lines[2].highlights = {{5, 8}, {20, 27}};  // "shl", "bad \xff\xfe " region
   diff::VariantDiff v = variant("k" + kTitle, "1" + kClear, {unchanged_stage("ttgir"), s});
+  v.resources["regs" + kTitle] = {1, 2};  // figure names come from the capture's manifest
   v.option_changes.push_back({"opt" + kClipboard, "1", "2"});
   r.variants.push_back(v);
   diff::StageDiff a = unchanged_stage("ttgir");
