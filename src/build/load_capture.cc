@@ -6,6 +6,7 @@
 #include "build/json_text.h"
 #include "build/metadata.h"
 #include "ksnap/build/build.h"
+#include "ksnap/build/unstable.h"
 
 namespace ksnap::build {
 
@@ -131,6 +132,11 @@ Expected<Build> load_capture(const std::string& dir) {
     KSNAP_RETURN_IF_ERROR(read_metadata(vdir + "/" + v.kernel + ".json", &v));
     b.variants.push_back(std::move(v));
     ++index;
+  }
+  // Compiler nondeterminism found by `ksnap capture --repeat` (unstable.h).
+  if (is_regular_file(dir + "/unstable.json")) {
+    KSNAP_ASSIGN_OR_RETURN(UnstableReport u, read_unstable(dir + "/unstable.json"));
+    mark_unstable(u, UnstableMatch::kSameCapture, &b);
   }
   return b;
 }

@@ -13,7 +13,7 @@
 #include <thread>
 #include <unordered_set>
 
-#include "diff/pairing.h"
+#include "ksnap/diff/pairing.h"
 #include "ksnap/diff/statistics.h"
 #include "ksnap/diff/structural.h"
 #include "ksnap/support/hash.h"
@@ -159,19 +159,27 @@ double similarity(const build::Variant& b, const build::Variant& h, void* p) {
   return static_cast<double>(inter) / static_cast<double>(x.size() + y.size() - inter);
 }
 
+using GroupKey = std::tuple<std::string, std::string, std::string, uint64_t, bool>;
+
+GroupKey group_key(const VariantDiff& v, const StageDiff& s) {
+  return {v.kernel, v.source, s.stage, s.change_signature, s.unstable};
+}
+
 void build_groups(DiffResult* r) {
-  std::map<std::tuple<std::string, std::string, uint64_t>, size_t> index;
+  std::map<GroupKey, size_t> index;
   for (size_t vi = 0; vi < r->variants.size(); ++vi) {
     VariantDiff& v = r->variants[vi];
     for (StageDiff& s : v.stages) {
       if (s.status != ChangeStatus::kChanged) continue;
-      auto key = std::make_tuple(v.kernel, s.stage, s.change_signature);
-      auto [it, fresh] = index.emplace(key, r->groups.size());
+      auto [it, fresh] = index.emplace(group_key(v, s), r->groups.size());
       if (fresh) {
         ChangeGroup g;
         g.kernel = v.kernel;
+        g.source = v.source;
+        g.label = v.label;
         g.stage = s.stage;
         g.signature = s.change_signature;
+        g.unstable = s.unstable;
         g.lines_added = s.lines_added;
         g.lines_removed = s.lines_removed;
         r->groups.push_back(g);
@@ -184,7 +192,9 @@ void build_groups(DiffResult* r) {
   std::vector<size_t> order(r->groups.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return r->groups[a].weight > r->groups[b].weight;
+    const ChangeGroup &x = r->groups[a], &y = r->groups[b];
+    if (x.unstable != y.unstable) return y.unstable;  // real changes first
+    return x.weight > y.weight;
   });
   std::vector<ChangeGroup> sorted;
   std::vector<int32_t> new_index(order.size());
@@ -196,9 +206,44 @@ void build_groups(DiffResult* r) {
   for (VariantDiff& v : r->variants)
     for (StageDiff& s : v.stages) {
       if (s.status != ChangeStatus::kChanged) continue;
-      auto it = index.find(std::make_tuple(v.kernel, s.stage, s.change_signature));
+      auto it = index.find(group_key(v, s));
       s.group = new_index[it->second];
     }
+}
+
+/// Fills VariantDiff::label: the kernel name, plus the shortest tail of
+/// the source that tells apart kernels sharing that name. `variant_of`
+/// gives a variant defined in each source (its kind decides the spelling).
+void label_kernels(const std::map<std::string, const build::Variant*>& variant_of,
+                   DiffResult* r) {
+  std::map<std::string, std::set<std::string>> sources;  // kernel -> sources
+  for (const VariantDiff& v : r->variants) sources[v.kernel].insert(v.source);
+  std::map<std::pair<std::string, std::string>, std::string> label;
+  for (const auto& [kernel, srcs] : sources) {
+    if (srcs.size() < 2) continue;
+    auto tail = [&](const std::string& src, size_t n) -> std::string {
+      if (src.empty()) return "source unknown";
+      auto it = variant_of.find(src);
+      return it == variant_of.end() ? src : build::source_tail(*it->second, n);
+    };
+    // Grow the tail until every source reads differently; the whole source
+    // at worst (when no tail tells two apart, they are spelled in full).
+    std::map<std::string, std::string> shown;
+    for (size_t n = 1; n <= 64; ++n) {
+      shown.clear();
+      std::set<std::string> seen;
+      bool distinct = true;
+      for (const std::string& src : srcs) distinct &= seen.insert(shown[src] = tail(src, n)).second;
+      if (distinct) break;
+      if (n == 64)
+        for (const std::string& src : srcs) shown[src] = src.empty() ? "source unknown" : src;
+    }
+    for (const std::string& src : srcs) label[{kernel, src}] = kernel + " (" + shown[src] + ")";
+  }
+  for (VariantDiff& v : r->variants) {
+    auto it = label.find({v.kernel, v.source});
+    v.label = it != label.end() ? it->second : v.kernel;
+  }
 }
 
 }  // namespace
@@ -232,6 +277,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
            std::find(opts.kernels.begin(), opts.kernels.end(), kernel) != opts.kernels.end();
   };
   std::vector<Task> tasks;
+  std::map<std::string, const build::Variant*> variant_of;  // source -> a variant defined there
   for (const VariantPair& p : pairs) {
     const build::Variant* b = p.base >= 0 ? &base.variants[p.base] : nullptr;
     const build::Variant* h = p.head >= 0 ? &head.variants[p.head] : nullptr;
@@ -239,12 +285,17 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
     if (!wanted(any.kernel)) continue;
     VariantDiff v;
     v.kernel = any.kernel;
+    v.source = p.source;
+    if (h && h->source() != v.source) v.head_source = h->source();
+    variant_of.emplace(p.source, b ? b : h);
     v.id = any.id();
     v.head_id = h ? h->id() : "";
     v.signature = any.signature;
     v.constexprs = any.constexprs;
     v.options = any.options;
     v.pairing = p.kind;
+    v.base_index = p.base;
+    v.head_index = p.head;
     if (b && h) v.option_changes = option_changes(*b, *h);
     for (const auto* side : {b, h}) {
       if (!side) continue;
@@ -264,11 +315,14 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       if (!bf && !hf) continue;
       StageDiff sd;
       sd.stage = st;
+      // Known nondeterminism of either side; kept only if the stage changed.
+      sd.unstable = (b && b->unstable(st)) || (h && h->unstable(st));
       v.stages.push_back(sd);
       tasks.push_back({vi, v.stages.size() - 1, bf, hf});
     }
     r.variants.push_back(std::move(v));
   }
+  label_kernels(variant_of, &r);
 
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, tasks.size()));
@@ -304,6 +358,8 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
   worker();
   for (auto& th : pool) th.join();
   if (failed) return first_error;
+  for (VariantDiff& v : r.variants)
+    for (StageDiff& s : v.stages) s.unstable = s.unstable && s.status == ChangeStatus::kChanged;
 
   build_groups(&r);
   for (const std::string& st : stages) {
@@ -313,7 +369,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       if (const StageDiff* sd = v.stage(st)) {
         switch (sd->status) {
           case ChangeStatus::kUnchanged: ++s.unchanged; break;
-          case ChangeStatus::kChanged: ++s.changed; break;
+          case ChangeStatus::kChanged: ++(sd->unstable ? s.unstable : s.changed); break;
           case ChangeStatus::kAdded: ++s.added; break;
           case ChangeStatus::kRemoved: ++s.removed; break;
         }

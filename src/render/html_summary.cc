@@ -20,8 +20,8 @@ namespace ksnap::render::html {
 
 namespace {
 
-constexpr const char* kStatusNames[] = {"unchanged", "changed", "added", "removed"};
-constexpr char kStatusChars[] = {'u', 'c', 'a', 'r'};
+constexpr const char* kStatusNames[] = {"unchanged", "changed", "added", "removed", "unstable"};
+constexpr char kStatusChars[] = {'u', 'c', 'a', 'r', 'n'};
 
 std::string num(int64_t v) { return std::to_string(v); }
 std::string esc(const std::string& s) { return escape_html(s); }
@@ -132,14 +132,18 @@ std::string kernel_svg(const KernelStats& k, const std::vector<std::string>& sta
 
 std::string stage_table_html(const report::Report& r) {
   std::string out = "<table class=\"stages\" id=\"stage-summary\">";
-  out += caption_row({"stage", "unchanged", "changed", "added", "removed"}) + "<tbody>";
-  uint64_t tot[4] = {0, 0, 0, 0};
+  const bool unstable = r.totals.unstable_stages > 0;  // a fifth column only then
+  std::vector<std::string> heads{"stage", "unchanged", "changed", "added", "removed"};
+  if (unstable) heads.push_back("unstable");
+  out += caption_row(heads) + "<tbody>";
+  uint64_t tot[5] = {0, 0, 0, 0, 0};
+  const int columns = unstable ? 5 : 4;
   for (const auto& s : r.result->summary) {
-    uint32_t v[4] = {s.unchanged, s.changed, s.added, s.removed};
+    uint32_t v[5] = {s.unchanged, s.changed, s.added, s.removed, s.unstable};
     std::string stage = esc(s.stage);
     out += "<tr data-stage=\"" + stage + "\"><th><button class=\"link\" data-filter-stage=\"" +
            stage + "\">" + stage + "</button></th>";
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < columns; ++c) {
       tot[c] += v[c];
       std::string cls = std::string("num") + (c > 0 && v[c] ? std::string(" st-") + kStatusChars[c] : "");
       out += td(num(v[c]), "class=\"" + cls + "\" data-stage=\"" + stage + "\" data-status=\"" +
@@ -148,7 +152,7 @@ std::string stage_table_html(const report::Report& r) {
     out += "</tr>";
   }
   out += "</tbody><tfoot><tr><th>all</th>";
-  for (int c = 0; c < 4; ++c)
+  for (int c = 0; c < columns; ++c)
     out += td(num(static_cast<int64_t>(tot[c])),
               std::string("class=\"num\" data-stage=\"all\" data-status=\"") + kStatusNames[c] + "\"");
   return out + "</tr></tfoot></table>";

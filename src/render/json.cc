@@ -48,7 +48,7 @@ void figure_object(JsonOut* o, const std::map<std::string, diff::FigurePair>& fi
 void figure_change(JsonOut* o, const Report& rep, const report::FigureChange& f) {
   o->raw("{").key("variant", true).num(static_cast<int64_t>(f.variant));
   o->key("kernel").str(rep.variant_kernels[f.variant]);
-  o->key("label").str(rep.variant_labels[f.variant]);
+  o->key("config").str(rep.variant_labels[f.variant]);
   o->key("from").str(f.from).key("name").str(f.name);
   o->key("base").num(f.base).key("head").num(f.head).key("delta").num(f.head - f.base).raw("}");
 }
@@ -92,7 +92,8 @@ void hunk_json(JsonOut* o, const report::HunkView& hv, bool head_names, const ir
 void group_json(JsonOut* o, const Report& rep, size_t gi, bool tokens) {
   const report::GroupView& g = rep.groups[gi];
   o->raw("{").key("id", true).num(static_cast<int64_t>(gi));
-  o->key("kernel").str(g.kernel).key("stage").str(g.stage);
+  o->key("kernel").str(g.name).key("source").str(g.source).key("label").str(g.kernel);
+  o->key("stage").str(g.stage);
   o->key("signature").str(hex64(g.signature));
   o->key("variants").nums(g.variants).key("count").num(static_cast<int64_t>(g.variants.size()));
   o->key("variants_listed").num(static_cast<int64_t>(g.variants_listed));
@@ -176,11 +177,11 @@ void stage_json(JsonOut* o, const diff::StageDiff& s, int32_t group, const diff:
 
 void variant_json(JsonOut* o, const Report& rep, size_t vi) {
   const diff::VariantDiff& v = rep.result->variants[vi];
-  o->raw("{").key("kernel", true).str(v.kernel).key("kernel_label").str(rep.variant_kernels[vi]);
-  o->key("source").str(v.source).key("label").str(rep.variant_labels[vi]);
-  o->key("id").str(v.id);
-  if (v.head_id != v.id) o->key("head_id").str(v.head_id);
-  o->key("signature").str(v.signature);
+  o->raw("{").key("kernel", true).str(v.kernel).key("label").str(rep.variant_kernels[vi]);
+  o->key("source").str(v.source);
+  if (!v.head_source.empty()) o->key("head_source").str(v.head_source);
+  o->key("config").str(rep.variant_labels[vi]);
+  o->key("id").str(v.id).key("head_id").str(v.head_id).key("signature").str(v.signature);
   for (const auto* kv : {&v.constexprs, &v.options}) {
     o->key(kv == &v.constexprs ? "constexprs" : "options").raw("{");
     bool first = true;
@@ -286,7 +287,8 @@ std::string write_json(const Report& rep, bool tokens) {
   o.raw(",\n").key("head", true).raw("{").key("name", true).str(r.head_name).key("root").str(r.head_root).raw("}");
   o.raw(",\n").key("order", true).str(report::order_name(rep.options.order));
   o.raw(",\n").key("names", true).str(rep.options.head_names ? "head" : "base");
-  o.raw(",\n").key("changed", true).boolean(rep.any_change());
+  o.raw(",\n").key("changed", true).boolean(r.any_change());
+  o.raw(",\n").key("real_change", true).boolean(rep.any_change());
   o.raw(",\n").key("changed_stages", true).num(static_cast<int64_t>(rep.totals.changed_stages));
   o.raw(",\n").key("unstable_stages", true).num(static_cast<int64_t>(rep.totals.unstable_stages));
   o.raw(",\n").key("headline", true).str(rep.headline);
@@ -299,7 +301,8 @@ std::string write_json(const Report& rep, bool tokens) {
   for (size_t i = 0; i < r.summary.size(); ++i) {
     const auto& s = r.summary[i];
     o.raw(i ? ",{" : "{").key("stage", true).str(s.stage).key("unchanged").num(s.unchanged);
-    o.key("changed").num(s.changed).key("added").num(s.added).key("removed").num(s.removed).raw("}");
+    o.key("changed").num(s.changed).key("added").num(s.added).key("removed").num(s.removed);
+    o.key("unstable").num(s.unstable).raw("}");
   }
   o.raw("],\n").key("option_changes", true).raw("[");
   for (size_t i = 0; i < rep.option_changes.size(); ++i) {
@@ -326,7 +329,7 @@ std::string write_json(const Report& rep, bool tokens) {
   o.raw(",\n").key("kernels", true).raw("[");
   for (size_t i = 0; i < rep.kernels.size(); ++i) {
     const auto& k = rep.kernels[i];
-    o.raw(i ? ",\n " : "\n ").raw("{").key("kernel", true).str(k.kernel).key("name").str(k.name);
+    o.raw(i ? ",\n " : "\n ").raw("{").key("label", true).str(k.kernel).key("kernel").str(k.name);
     o.key("source").str(k.source).key("variants").num(static_cast<int64_t>(k.variants));
     o.key("changed_variants").num(static_cast<int64_t>(k.changed_variants));
     o.key("changed_stages").num(static_cast<int64_t>(k.changed_stages));

@@ -58,21 +58,26 @@ std::string stats_table(const report::Report& r) {
   out += "\n|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& row : rows) {
     out += "|";
-    for (size_t c = 0; c < row.size(); ++c)
-      out += " " + (c < 2 && !row[c].empty() ? code_span(row[c], true) : html_text(row[c])) + " |";
+    for (size_t c = 0; c < row.size(); ++c) {
+      out += ' ';
+      out += (c < 2 && !row[c].empty() ? code_span(row[c], true) : html_text(row[c])) + " |";
+    }
     out += "\n";
   }
   return out;
 }
 
-std::string stage_table(const diff::DiffResult& res) {
-  std::string out =
-      "\n<details><summary>Per stage</summary>\n\n| stage | unchanged | changed | added | removed "
-      "|\n|---|---:|---:|---:|---:|\n";
-  for (const auto& s : res.summary)
+std::string stage_table(const report::Report& r) {
+  const bool unstable = r.totals.unstable_stages > 0;
+  std::string out = "\n<details><summary>Per stage</summary>\n\n| stage | unchanged | changed | added | removed |";
+  out += unstable ? " unstable |\n|---|---:|---:|---:|---:|---:|\n" : "\n|---|---:|---:|---:|---:|\n";
+  for (const auto& s : r.result->summary) {
     out += "| " + code_span(s.stage, true) + " | " + std::to_string(s.unchanged) + " | " +
            std::to_string(s.changed) + " | " + std::to_string(s.added) + " | " +
-           std::to_string(s.removed) + " |\n";
+           std::to_string(s.removed) + " |";
+    if (unstable) out.append(" ").append(std::to_string(s.unstable)).append(" |");
+    out += "\n";
+  }
   return out + "\n</details>\n";
 }
 
@@ -143,7 +148,7 @@ std::string render_markdown(const report::Report& r, const WriteOptions& w) {
     for (const auto& l : r.option_changes) s += "- " + code_span(option_line_text(l)) + "\n";
     budget.add(s);
   }
-  budget.add(stage_table(res));
+  budget.add(stage_table(r));
   if (!r.figure_changes.empty()) {
     std::string s = "\n**Figure changes** (largest relative change first)\n\n";
     for (const auto& f : r.figure_changes) s += "- " + code_span(figure_text(r, f, true)) + "\n";

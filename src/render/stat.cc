@@ -40,7 +40,8 @@ std::vector<Row> changed_rows(const report::Report& r) {
       real = true;
       row.added += s.lines_added;
       row.removed += s.lines_removed;
-      stages += (stages.empty() ? "" : " ") + escape_control(s.stage);
+      if (!stages.empty()) stages += ' ';
+      stages += escape_control(s.stage);
       if (s.status != diff::ChangeStatus::kChanged) stages += std::string("(") + diff::status_name(s.status) + ")";
     }
     if (!real) return;
@@ -100,13 +101,20 @@ std::string render_stat(const report::Report& r, const WriteOptions& w) {
     size_t plus = scale(row.added, graph, max_change);
     size_t minus = scale(row.removed, graph, max_change);
     std::string count = std::to_string(row.added + row.removed);
-    out += " " + fit(row.name, name_width) + " | " + std::string(number_width - count.size(), ' ') +
-           count + (plus + minus ? " " : "") + p.green + std::string(plus, '+') + p.reset + p.red +
-           std::string(minus, '-') + p.reset + "\n";
+    // Appended piece by piece: `" " + std::string` trips a false GCC 12 -Wrestrict.
+    out += ' ';
+    out += fit(row.name, name_width);
+    out += " | ";
+    out.append(number_width - count.size(), ' ');
+    out += count;
+    if (plus + minus) out += ' ';
+    out.append(p.green).append(plus, '+').append(p.reset);
+    out.append(p.red).append(minus, '-').append(p.reset);
+    out += '\n';
   }
-  out += " " + std::to_string(rows.size()) + " variant" + (rows.size() == 1 ? "" : "s") +
-         " changed, " + std::to_string(ins) + " insertions(+), " + std::to_string(del) +
-         " deletions(-)\n";
+  out += ' ';
+  out += std::to_string(rows.size()) + " variant" + (rows.size() == 1 ? "" : "s") + " changed, " +
+         std::to_string(ins) + " insertions(+), " + std::to_string(del) + " deletions(-)\n";
   return out;
 }
 

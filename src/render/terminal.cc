@@ -121,9 +121,12 @@ std::string render_terminal(const report::Report& r, const WriteOptions& w) {
   }
   section(&out, p, "Stages");
   std::vector<std::vector<std::string>> stage_rows{{"stage", "unchanged", "changed", "added", "removed"}};
-  for (const auto& s : res.summary)
+  if (r.totals.unstable_stages) stage_rows[0].push_back("unstable");
+  for (const auto& s : res.summary) {
     stage_rows.push_back({esc(s.stage), std::to_string(s.unchanged), std::to_string(s.changed),
                           std::to_string(s.added), std::to_string(s.removed)});
+    if (r.totals.unstable_stages) stage_rows.back().push_back(std::to_string(s.unstable));
+  }
   out += table_text(stage_rows, 1);
   if (!r.figure_changes.empty()) {
     section(&out, p, "Figure changes (largest relative change first)");

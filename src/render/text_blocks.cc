@@ -42,7 +42,7 @@ std::string figure_text(const report::Report& r, const report::FigureChange& f, 
   out += f.name;
   if (f.from != "binary") out += " (" + f.from + ")";
   auto fmt = [](int64_t x) { return x < 0 ? std::string("–") : std::to_string(x); };
-  out += " " + fmt(f.base) + " → " + fmt(f.head);
+  out.append(" ").append(fmt(f.base)).append(" → ").append(fmt(f.head));
   if (f.base >= 0 && f.head >= 0) out += " (" + signed_text(f.head - f.base) + ")";
   return out;
 }

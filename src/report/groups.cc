@@ -91,6 +91,8 @@ void build_groups(const diff::DiffResult& r, Report* rep) {
         GroupView g;
         g.engine_group = gi;
         g.kernel = rep->variant_kernels[vi];
+        g.name = r.variants[vi].kernel;
+        g.source = r.variants[vi].source;
         g.stage = eg.stage;
         g.signature = eg.signature;
         g.unstable = unstable;

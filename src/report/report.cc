@@ -103,22 +103,21 @@ std::vector<std::string> stage_order(const diff::DiffResult& r) {
   return out;
 }
 
-/// Kernel labels: the name, plus the defining source where two kernels of
-/// the result share the name. Adds a note per shared name.
+/// Kernel labels: VariantDiff::name() (the identity layer adds a source tail
+/// where two kernels of the result share a name). Adds a note per shared name.
 void kernel_labels(const diff::DiffResult& r, Report* rep) {
-  std::map<std::string, std::set<std::string>> sources;
-  for (const auto& v : r.variants) sources[v.kernel].insert(v.source);
+  std::map<std::string, std::set<std::string>> labels;
   rep->variant_kernels.clear();
-  for (const auto& v : r.variants)
-    rep->variant_kernels.push_back(sources[v.kernel].size() > 1 && !v.source.empty()
-                                       ? v.kernel + " (" + v.source + ")"
-                                       : v.kernel);
-  for (const auto& [name, srcs] : sources) {
-    if (srcs.size() < 2) continue;
-    std::string text = std::to_string(srcs.size()) + " kernels are named " + name + ": defined in ";
+  for (const auto& v : r.variants) {
+    rep->variant_kernels.push_back(v.name());
+    labels[v.kernel].insert(v.name());
+  }
+  for (const auto& [name, shown] : labels) {
+    if (shown.size() < 2) continue;
+    std::string text = std::to_string(shown.size()) + " kernels are named " + name + ", defined in different places; shown as ";
     size_t k = 0;
-    for (const auto& s : srcs) text += (k++ ? ", " : "") + (s.empty() ? std::string("(unknown)") : s);
-    rep->notes.push_back({NoteKind::kSource, text + "; each is shown with its source"});
+    for (const auto& l : shown) text += (k++ ? ", " : "") + l;
+    rep->notes.push_back({NoteKind::kSource, text});
   }
 }
 
@@ -172,8 +171,8 @@ std::string headline_text(const Totals& t) {
     s += "; " + plural(t.groups, "distinct change", "distinct changes") + ".";
   }
   if (t.unstable_stages)
-    s += " " + plural(t.unstable_stages, "kernel-stage differs", "kernel-stages differ") +
-         " only by known compiler nondeterminism (unstable, not counted).";
+    s += " " + plural(t.unstable_stages, "kernel-stage is", "kernel-stages are") +
+         " known unstable (compiler nondeterminism), not changes of this build.";
   return s;
 }
 

@@ -157,6 +157,8 @@ Expected<VerifyReport> verify(Store& store) {
         r.problems.push_back("commit " + q.text(0) + " names missing tree " + q.text(1));
     }
   }
+  // Every remembered unstable variant-stage is a one-stage unstable report.
+  if (auto facts = read_unstable_facts(db); !facts) r.problems.push_back(facts.status().message());
   return r;
 }
 

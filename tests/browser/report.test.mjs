@@ -71,7 +71,7 @@ async function openReport(ctx, file) {
 function predictions(j) {
   const lone = j.variants.filter((v) => Object.values(v.stages).some((s) => s.status === 'added' || s.status === 'removed'));
   const groupHunks = (g) => g.hunks;
-  const haystack = (g) => [g.kernel, g.stage, ...g.variants.map((i) => j.variants[i].label),
+  const haystack = (g) => [g.label, g.stage, ...g.variants.map((i) => j.variants[i].config),
     ...g.ops.map((o) => o[0]),
     ...g.hunks.flatMap((h) => [h.unit, ...h.lines.map((l) => l[1])])].join('\n').toLowerCase();
   return {lone, groupHunks, haystack};
@@ -100,7 +100,7 @@ async function testReport(ctx, name, html, j) {
   eq(await total('removed'), String(j.variants.filter((v) => v.pairing === 'removed').length), 'total removed');
   eq(await total('changed_stages'), String(j.changed_stages), 'total changed kernel-stages');
   eq(await total('groups'), String(j.totals.groups), 'total groups');
-  const kernels = new Set(j.variants.map((v) => v.kernel_label));
+  const kernels = new Set(j.variants.map((v) => v.label));
   eq(await page.locator('.kcard').count(), Math.min(kernels.size, 60), 'one chart per kernel');
   const count = async () => +(await page.getAttribute('#f-count', 'data-changes'));
   const vcount = async () => +(await page.getAttribute('#f-count', 'data-variants'));
@@ -157,21 +157,21 @@ async function testReport(ctx, name, html, j) {
   eq(await page.locator('#g-0 table.diff.unified').count(), h0.length, 'back to unified');
 
   // Filters: kernel, then stage, then status.
-  const k0 = g0.kernel;
+  const k0 = g0.label;
   await page.selectOption('#f-kernel', {label: k0});
-  const wantK = j.groups.filter((g) => g.kernel === k0).length + P.lone.filter((v) => v.kernel_label === k0).length;
+  const wantK = j.groups.filter((g) => g.label === k0).length + P.lone.filter((v) => v.label === k0).length;
   eq(await count(), wantK, `kernel filter ${k0}`);
   const shownKernels = await page.$$eval('details.entry', (es) => Array.from(new Set(es.map((e) => e.dataset.kernel))));
   eq(shownKernels, wantK ? [k0] : [], 'only that kernel shown');
-  eq(await vcount(), j.variants.filter((v) => v.kernel_label === k0).length, 'kernel filter variants');
+  eq(await vcount(), j.variants.filter((v) => v.label === k0).length, 'kernel filter variants');
   await page.selectOption('#f-stage', {label: g0.stage});
-  eq(await count(), j.groups.filter((g) => g.kernel === k0 && g.stage === g0.stage).length +
-      P.lone.filter((v) => v.kernel_label === k0 && ['added', 'removed'].includes(v.stages[g0.stage]?.status)).length, 'kernel+stage filter');
+  eq(await count(), j.groups.filter((g) => g.label === k0 && g.stage === g0.stage).length +
+      P.lone.filter((v) => v.label === k0 && ['added', 'removed'].includes(v.stages[g0.stage]?.status)).length, 'kernel+stage filter');
   await page.selectOption('#f-status', 'unchanged');
   eq(await count(), 0, 'no change group is unchanged');
-  eq(await vcount(), j.variants.filter((v) => v.kernel_label === k0 && v.stages[g0.stage]?.status === 'unchanged').length, 'unchanged variants');
+  eq(await vcount(), j.variants.filter((v) => v.label === k0 && v.stages[g0.stage]?.status === 'unchanged').length, 'unchanged variants');
   await page.selectOption('#f-status', 'added');
-  eq(await count(), P.lone.filter((v) => v.kernel_label === k0 && v.stages[g0.stage]?.status === 'added').length, 'added filter');
+  eq(await count(), P.lone.filter((v) => v.label === k0 && v.stages[g0.stage]?.status === 'added').length, 'added filter');
   await page.selectOption('#f-kernel', '-1');
   await page.selectOption('#f-stage', '-1');
   for (const st of ['changed', 'added', 'removed']) {
@@ -195,7 +195,7 @@ async function testReport(ctx, name, html, j) {
     await page.press('#f-search', 'Enter');
     const q = word.toLowerCase();
     const want = j.groups.filter((g) => P.haystack(g).includes(q)).length +
-        P.lone.filter((v) => (v.kernel_label + '\n' + v.label + '\n' + v.pairing).toLowerCase().includes(q)).length;
+        P.lone.filter((v) => (v.label + '\n' + v.config + '\n' + v.pairing).toLowerCase().includes(q)).length;
     eq(await count(), want, `search "${word}"`);
     await page.click('details.entry.group > summary');
     await page.waitForSelector('details.entry.group .hunk');

@@ -12,14 +12,23 @@
 #include <map>
 #include <vector>
 
-#include "run_ksnap.h"
+#include "cli/cli_util.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-using namespace ksnap::testing;  // NOLINT: run, example, shared, CmdResult
+using ksnap::cli_test::CmdResult;
+using ksnap::cli_test::TempDir;
+
+std::string example(const std::string& b) { return std::string(KSNAP_EXAMPLE_DIR) + "/" + b; }
+std::string shared(const std::string& b) { return std::string(KSNAP_CORPUS_DIR) + "/" + b; }
+
+/// `ksnap ARGS` with `env` ("NAME=value ..."), COLUMNS=100 unless env sets it.
+CmdResult run(const std::string& args, const std::string& env = "") {
+  return ksnap::cli_test::run_env("COLUMNS=100 " + env + " ", args);
+}
 
 std::vector<std::string> lines_of(const std::string& s) {
   std::vector<std::string> out;
@@ -42,17 +51,6 @@ std::string read(const std::string& path) {
 }
 
 bool have_shared_corpus() { return fs::exists(shared("fusion_off/manifest.json")); }
-
-/// A temporary folder, removed at the end of the test.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("ksnap_cli_habits_" + std::to_string(getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
 
 /// Writes `text` with every `from` replaced by `to` to `path`.
 void write_edited(const std::string& text, const std::string& from, const std::string& to,
@@ -163,7 +161,7 @@ TEST(Habits, StatFitsTheTerminalAndDrawsBothSides) {
     for (const auto& l : lines_of(r.out)) EXPECT_LE(columns(l), static_cast<size_t>(width)) << l;
   }
   // +4/-4 of one variant: four of each, not "8 -".
-  TempDir t;
+  TempDir t("cli_habits");
   std::string src = read(example_file("softmax_kernel.ttgir"));
   ASSERT_FALSE(src.empty());
   write_edited(src, "arith.andi", "arith.andi", t.path + "/a/softmax_kernel.ttgir");
@@ -175,7 +173,7 @@ TEST(Habits, StatFitsTheTerminalAndDrawsBothSides) {
 }
 
 TEST(Inputs, TwoFilesAndFoldersOfIrFiles) {
-  TempDir t;
+  TempDir t("cli_habits");
   std::string ttgir = read(example_file("softmax_kernel.ttgir"));
   std::string ptx = read(example_file("softmax_kernel.ptx"));
   ASSERT_FALSE(ttgir.empty());
@@ -216,7 +214,7 @@ TEST(Inputs, TwoFilesAndFoldersOfIrFiles) {
 
 TEST(Habits, PagerOnlyOnATerminal) {
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1) for a pty";
-  TempDir t;
+  TempDir t("cli_habits");
   std::string paged = t.path + "/paged.txt";
   std::string diff = std::string(KSNAP_BINARY) + " diff " + example("base") + " " + example("no_licm");
   auto in_pty = [&](const std::string& flags) {
@@ -238,7 +236,7 @@ TEST(Habits, PagerOnlyOnATerminal) {
 
 TEST(Habits, ProgressOnlyOnATerminalStderr) {
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1) for a pty";
-  TempDir t;
+  TempDir t("cli_habits");
   std::string log = t.path + "/tty.txt", out = t.path + "/out.txt";
   std::string cmd = "script -qec \"env KSNAP_PROGRESS_DELAY_MS=0 " + std::string(KSNAP_BINARY) + " diff " +
                     example("base") + " " + example("no_licm") + " --stat > " + out + "\" " + log +

@@ -13,14 +13,19 @@
 #include <set>
 #include <sstream>
 
-#include "run_ksnap.h"
+#include "cli/cli_util.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-using namespace ksnap::testing;  // NOLINT: run, example, shared, CmdResult
+using ksnap::cli_test::CmdResult;
+using ksnap::cli_test::run;
+using ksnap::cli_test::run_env;
+
+std::string example(const std::string& b) { return std::string(KSNAP_EXAMPLE_DIR) + "/" + b; }
+std::string shared(const std::string& b) { return std::string(KSNAP_CORPUS_DIR) + "/" + b; }
 
 /// kernel|constexprs|options|stage of every changed stage, keyed the way
 /// truth.json keys them (BASE's identity).
@@ -164,7 +169,7 @@ TEST(CliTest, GoldenReports) {
       {"show " + example("base"), "show_base.txt"},
   };
   for (const auto& c : cases) {
-    CmdResult r = run(c.args);
+    CmdResult r = run_env("COLUMNS=100 ", c.args);  // --stat is sized to the terminal
     ASSERT_EQ(r.rc, 0) << c.args << "\n" << r.err;
     // Paths differ between checkouts: make them relative to the example dir.
     std::string out = r.out;

@@ -8,6 +8,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+#include <vector>
+
+#include "ksnap/build/unstable.h"
 #include "ksnap/support/status.h"
 
 namespace ksnap::cli {
@@ -27,5 +31,12 @@ void register_diff_commands(CLI::App& app, Context& ctx);     // diff, show, nor
 void register_tune_commands(CLI::App& app, Context& ctx);     // tune replay, ...
 void register_capture_commands(CLI::App& app, Context& ctx);  // capture, merge
 void register_store_commands(CLI::App& app, Context& ctx);    // record, baseline, log, store
+void register_determinism_commands(CLI::App& app, Context& ctx);  // check-determinism
+
+/// Splits "a,b,,c" into {"a", "b", "c"}.
+std::vector<std::string> split_csv(const std::string& s);
+
+/// The text of `ksnap check-determinism` (and of `capture --repeat`).
+std::string determinism_summary(const build::UnstableReport& u);
 
 }  // namespace ksnap::cli

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "diff_inputs.h"
 #include "ksnap/build/build.h"
+#include "ksnap/build/unstable.h"
 #include "ksnap/diff/engine.h"
 #include "ksnap/normalize/normalize.h"
 #include "ksnap/perf/results_reader.h"
@@ -65,24 +66,13 @@ bool want_color(const std::string& mode, bool to_file) {
   return stdout_is_tty();
 }
 
-std::vector<std::string> split_csv(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    if (comma > start) out.push_back(s.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
 struct DiffArgs {
   std::string base, head, format = "terminal", output, color = "auto", stages, kernels;
   std::string order = "pipeline", html_url;
   std::string store = store::default_store_path();  // for arguments that are recorded commits
   bool stat = false, name_only = false, exit_code = false, no_diffs = false, quiet = false;
-  bool no_pager = false, head_names = false;
+  bool no_pager = false, head_names = false, fail_on_unstable = false;
+  std::vector<std::string> unstable_from;  // unstable.json files (check-determinism output)
   uint32_t context = 3;
   unsigned jobs = 0;
   size_t max_bytes = 60000, max_groups = 0;
@@ -156,7 +146,13 @@ int run_diff(const DiffArgs& a) {
   opts.jobs = a.jobs;
   auto inputs = load_diff_inputs(a.base, a.head, a.store);
   if (!inputs) return report_error(inputs.status());
-  const auto& [base, head] = *inputs;
+  auto& [base, head] = *inputs;
+  for (const std::string& f : a.unstable_from) {
+    auto u = build::read_unstable(f);
+    if (!u) return report_error(u.status());
+    build::mark_unstable(*u, build::UnstableMatch::kIdentity, &base);
+    build::mark_unstable(*u, build::UnstableMatch::kIdentity, &head);
+  }
   Status filters = check_filters(base, head, opts);
   if (!filters.is_ok()) return report_error(filters);
   Progress progress("comparing kernel-stages", !a.quiet);
@@ -176,7 +172,9 @@ int run_diff(const DiffArgs& a) {
   ro.show_diffs = ro.show_diffs && !a.no_diffs && !a.quiet;
   if (a.max_groups) ro.max_groups = a.max_groups;
   report::Report rep = report::build_report(*result, verdicts ? &*verdicts : nullptr, ro);
-  const int changed = a.exit_code || a.quiet ? (rep.any_change() ? kExitDifferences : kExitOk) : kExitOk;
+  // Known nondeterminism is not a difference unless asked (--fail-on-unstable).
+  const bool differs = a.fail_on_unstable ? result->any_change() : rep.any_change();
+  const int changed = (a.exit_code || a.quiet) && differs ? kExitDifferences : kExitOk;
   if (a.quiet) return changed;
   const bool to_file = !a.output.empty() && a.output != "-";
   render::WriteOptions wo;
@@ -262,6 +260,18 @@ int run_normalize(const std::string& path, const std::string& stage_flag, bool s
 
 }  // namespace
 
+std::vector<std::string> split_csv(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 void register_diff_commands(CLI::App& app, Context& ctx) {
   auto a = std::make_shared<DiffArgs>();
   CLI::App* d = app.add_subcommand("diff", "Compare the kernel IR of two builds");
@@ -279,7 +289,13 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
       ->expected(0, 1)
       ->default_str("always");
   d->add_flag("--no-pager", a->no_pager, "Do not page the output on a terminal ($KSNAP_PAGER, $PAGER, less)");
-  d->add_flag("--exit-code", a->exit_code, "Exit 1 when any IR changed (default: always 0)");
+  d->add_flag("--exit-code", a->exit_code,
+              "Exit 1 when any IR changed, known-unstable changes aside (default: always 0)");
+  d->add_flag("--fail-on-unstable", a->fail_on_unstable,
+              "With --exit-code (or -q): changes of known-unstable variant-stages count too");
+  d->add_option("--unstable-from", a->unstable_from,
+                "unstable.json of known compiler nondeterminism (check-determinism -f json; "
+                "repeatable); captures' own unstable.json and recorded commits need none");
   d->add_option("--stages", a->stages, "Comma-separated stages (default: all but source)");
   d->add_option("--kernel", a->kernels, "Comma-separated kernel names to compare");
   d->add_option("--order", a->order,

@@ -46,6 +46,13 @@ struct StageFile {
 /// Reads a stage's text (from memory or disk), rejecting binary junk.
 Expected<TextBuffer> read_stage(const StageFile& f);
 
+/// What `Variant::source()` names.
+enum class SourceKind : uint8_t {
+  kUnknown,  ///< Nothing recorded (corpus manifests, bare caches): "".
+  kModule,   ///< An importable module: the qualname, `pkg.mod.kernel`.
+  kFile,     ///< A script run as `__main__` (or no qualname): its source file.
+};
+
 /// One compiled variant of one kernel.
 struct Variant {
   std::string kernel;     ///< Function name, "matmul_kernel".
@@ -72,9 +79,24 @@ struct Variant {
   std::string benchmark_script;
   std::vector<std::string> benchmark_points;
 
+  /// Stages whose text is known to differ between two compiles of this very
+  /// variant (compiler nondeterminism): from the capture's unstable.json
+  /// (docs/capture-format.md) or the history store. Sorted, unique.
+  std::vector<std::string> unstable_stages;
+
   /// `kernel|{"A": 1, "B": 2}|{"num_warps": 4}` — JSON objects with sorted
-  /// keys, Python json.dumps spacing (the identity ksnap pairs on).
+  /// keys, Python json.dumps spacing. With `source()` and `signature` it is
+  /// the identity ksnap pairs on (docs/capture-format.md, "Variant identity").
   std::string id() const;
+  /// Where the kernel is defined: the qualname when its module is not
+  /// `__main__` (`suite_kernels.matmul_kernel`: stable when the checkout
+  /// moves); else the source file as recorded (`/ci/w/bench/a.py`: a script
+  /// run as `__main__`, compared across builds by path suffix); else the
+  /// qualname (`__main__.k`); else "" (unknown).
+  std::string source() const;
+  SourceKind source_kind() const;
+  /// True when `stage` is in `unstable_stages`.
+  bool unstable(const std::string& stage) const;
   std::string constexprs_text() const;
   std::string options_text() const;
   /// The stage file for `stage`, or null.
@@ -92,6 +114,21 @@ struct Build {
   std::string arch;
   std::vector<Variant> variants;
 };
+
+/// The source of `v` as a path of names, for comparing where two kernels
+/// are defined across builds: module components without the kernel name
+/// (`pkg.mod.k` -> {pkg, mod}) or path components with `.py` dropped from
+/// the file name (`/ci/w/pkg/mod.py` -> {ci, w, pkg, mod}); a module and the
+/// file it was loaded from share their trailing components. Empty = unknown.
+std::vector<std::string> source_components(const Variant& v);
+
+/// Number of trailing source components `a` and `b` share.
+size_t common_source_suffix(const std::vector<std::string>& a, const std::vector<std::string>& b);
+
+/// The last `n` components of a source as written (`bench/a.py`,
+/// `pkg.mod`); the whole source when it has fewer. For labels that tell
+/// apart kernels of one name.
+std::string source_tail(const Variant& v, size_t n);
 
 /// Highest capture format_version this ksnap reads.
 inline constexpr int kCaptureFormatVersion = 1;

@@ -115,6 +115,15 @@ struct VariantDiff {
   /// source file; "" for bare caches. Part of the identity: two scripts that
   /// both define `__main__.matmul_kernel` are two kernels.
   std::string source;
+  /// HEAD's source when it is spelled otherwise (the checkout or the file
+  /// moved: the kernel was matched by path suffix or as the one left), else "".
+  std::string head_source;
+  /// How to name the kernel to a reader: `kernel` when it is the only kernel
+  /// of that name in the result, else `kernel (tail)` with the shortest tail
+  /// of its source that tells the kernels apart: `matmul_kernel (03-matmul.py)`,
+  /// `matmul_kernel (bench/a.py)`, `matmul_kernel (suite_kernels)`. Renderers
+  /// show it wherever they show the kernel.
+  std::string label;
   std::string id;       ///< BASE's identity when paired (kernel|constexprs|options).
   std::string head_id;  ///< HEAD's identity ("" when removed).
   /// Argument specialization (Triton key's [...] list): tells apart variants
@@ -123,6 +132,9 @@ struct VariantDiff {
   std::map<std::string, std::string> constexprs;  ///< Name -> JSON text.
   std::map<std::string, std::string> options;     ///< Explicit compile options, JSON text.
   Pairing pairing = Pairing::kExact;
+  /// Index of the variant in the compared builds' `variants` (-1 = absent:
+  /// added / removed).
+  int32_t base_index = -1, head_index = -1;
   /// Compile options that differ (explicit and recorded), e.g. enable_fp_fusion true -> false.
   std::vector<OptionChange> option_changes;
   /// Figures of the loaded binary (n_regs, n_spills, shared, ...).
@@ -131,13 +143,20 @@ struct VariantDiff {
   std::vector<std::string> benchmark_points;  ///< From the capture (HEAD, else BASE).
   std::string benchmark_script;
 
+  /// Any stage not unchanged, or the variant added or removed.
   bool changed() const;
+  /// Like changed(), but a stage whose change is known unstable does not count.
+  bool real_change() const;
   const StageDiff* stage(const std::string& name) const;
+  /// `label`, or `kernel` when no label was set.
+  const std::string& name() const { return label.empty() ? kernel : label; }
 };
 
-/// Identical changes (same kernel, stage and change signature) shown once.
+/// Identical changes (same kernel and source, stage and change signature) shown once.
 struct ChangeGroup {
   std::string kernel;
+  std::string source;  ///< The kernel's source (VariantDiff::source); part of the group key.
+  std::string label;   ///< VariantDiff::label of its members.
   std::string stage;
   uint64_t signature = 0;
   std::vector<size_t> variants;  ///< Indices into DiffResult::variants, first = representative.
@@ -145,11 +164,19 @@ struct ChangeGroup {
   uint32_t lines_removed = 0;
   /// Summed over members: the rank key (largest first).
   uint64_t weight = 0;
+  /// The members' changes are known compiler nondeterminism (StageDiff::
+  /// unstable): such groups never hold a real change and rank after all
+  /// groups that do.
+  bool unstable = false;
+  /// `label`, or `kernel` when no label was set.
+  const std::string& name() const { return label.empty() ? kernel : label; }
 };
 
 struct StageSummary {
   std::string stage;
-  uint32_t unchanged = 0, changed = 0, added = 0, removed = 0;
+  /// `changed` counts real changes only; changes of variant-stages known to
+  /// be unstable (StageDiff::unstable) are counted in `unstable` instead.
+  uint32_t unchanged = 0, changed = 0, added = 0, removed = 0, unstable = 0;
 };
 
 struct DiffResult {
@@ -161,8 +188,12 @@ struct DiffResult {
   std::vector<std::string> warnings;
 
   bool any_change() const;
+  /// Any change that is not known unstable (what --exit-code asks about).
+  bool any_real_change() const;
   /// Number of (variant, stage) pairs whose status is not unchanged.
   size_t changed_stage_count() const;
+  /// Of those, the changed ones known unstable.
+  size_t unstable_stage_count() const;
 };
 
 }  // namespace ksnap::diff

@@ -122,7 +122,8 @@ struct HunkView {
 /// One group of identical changes (same kernel, stage and change signature).
 struct GroupView {
   size_t engine_group = 0;           ///< Index into DiffResult::groups.
-  std::string kernel;                ///< Kernel label (name, plus source when shared).
+  std::string kernel;                ///< Kernel label (VariantDiff::name(): plus a source tail when shared).
+  std::string name, source;          ///< The kernel's own name and source.
   std::string stage;
   uint64_t signature = 0;
   std::vector<size_t> variants;      ///< All members; the first is the representative.
@@ -148,7 +149,7 @@ struct GroupView {
 
 /// A kernel and its groups, for reading kernel by kernel.
 struct KernelSection {
-  std::string kernel;   ///< Label (name, plus source when two kernels share the name).
+  std::string kernel;   ///< Label (VariantDiff::name(): a source tail when two kernels share the name).
   std::string name, source;
   size_t variants = 0, changed_variants = 0, changed_stages = 0;
   uint64_t lines = 0;               ///< Changed lines over its variants.
@@ -172,7 +173,7 @@ struct Report {
   size_t groups_shown = 0;  ///< The first groups_shown groups are written in full.
   std::vector<std::string> stages;      ///< Stage names in pipeline order.
   std::vector<std::string> variant_labels;  ///< Per variant: "{BLOCK=64} [num_warps=4]".
-  std::vector<std::string> variant_kernels;  ///< Per variant: its kernel label.
+  std::vector<std::string> variant_kernels;  ///< Per variant: its kernel label (VariantDiff::name()).
   /// Per variant, per entry of its `stages`: index into `groups`, -1 = none.
   std::vector<std::vector<int32_t>> stage_groups;
   std::optional<perf::VerdictReport> verdicts;
