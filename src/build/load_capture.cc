@@ -125,6 +125,7 @@ Expected<Build> load_capture(const std::string& dir) {
     } else {
       collect_stage_files(vdir, v.kernel, &v);
     }
+    v.move_binary_stages();
     if (v.stages.empty())
       return entry_error(manifest_path, buf.view(), index, v.cache_dir,
                          "no IR stage files for " + v.kernel + " in " + vdir);

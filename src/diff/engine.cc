@@ -3,6 +3,9 @@
 //   byte-identical files          -> unchanged (nothing normalized);
 //   equal normalized hashes       -> unchanged (no diff built);
 //   otherwise                     -> normalize both, structural diff.
+// Binary artifacts (cubin, hsaco, zebin, binary .spv) are never parsed: their
+// bytes are hashed and sized into VariantDiff::binaries, e.g.
+//   cubin  changed  base 37544 B 9f3c...  head 37800 B 41aa...
 #include "ksnap/diff/engine.h"
 
 #include <algorithm>
@@ -16,6 +19,7 @@
 #include "ksnap/diff/pairing.h"
 #include "ksnap/diff/statistics.h"
 #include "ksnap/diff/structural.h"
+#include "ksnap/support/file.h"
 #include "ksnap/support/hash.h"
 
 namespace ksnap::diff {
@@ -28,7 +32,40 @@ struct Task {
   size_t stage_slot;
   const build::StageFile* base;
   const build::StageFile* head;
+  bool binary = false;  ///< Slot in VariantDiff::binaries, compared by bytes.
 };
+
+/// Hash and size of a binary artifact's bytes.
+Status hash_bytes(const build::StageFile& f, uint64_t* hash, int64_t* size) {
+  if (f.text) {
+    *hash = hash64(*f.text);
+    *size = static_cast<int64_t>(f.text->size());
+    return Status::ok();
+  }
+  KSNAP_ASSIGN_OR_RETURN(std::string bytes, read_binary_file(f.path));
+  *hash = hash64(bytes);
+  *size = static_cast<int64_t>(bytes.size());
+  return Status::ok();
+}
+
+Status compare_binary(const Task& t, StageDiff* sd) {
+  sd->binary = true;
+  if (t.base) {
+    sd->base_path = t.base->path;
+    KSNAP_RETURN_IF_ERROR(hash_bytes(*t.base, &sd->base_hash, &sd->bytes.first));
+  }
+  if (t.head) {
+    sd->head_path = t.head->path;
+    KSNAP_RETURN_IF_ERROR(hash_bytes(*t.head, &sd->head_hash, &sd->bytes.second));
+  }
+  if (!t.base || !t.head) {
+    sd->status = t.base ? ChangeStatus::kRemoved : ChangeStatus::kAdded;
+  } else {
+    bool same = sd->base_hash == sd->head_hash && sd->bytes.first == sd->bytes.second;
+    sd->status = same ? ChangeStatus::kUnchanged : ChangeStatus::kChanged;
+  }
+  return Status::ok();
+}
 
 Expected<norm::Module> load_module(const build::StageFile& f, const norm::NormalizeOptions& o) {
   ir::Dialect d;
@@ -246,6 +283,48 @@ void label_kernels(const std::map<std::string, const build::Variant*>& variant_o
   }
 }
 
+/// Stage names of the pair's binary artifacts (kBinaryStages order, then
+/// others such as a binary `spv`), limited to `wanted` when it is not empty.
+std::vector<std::string> binary_stage_names(const build::Variant* b, const build::Variant* h,
+                                            const std::vector<std::string>& wanted) {
+  auto rank = [](const std::string& n) {
+    int i = 0;
+    for (const char* k : build::kBinaryStages) {
+      if (n == k) return i;
+      ++i;
+    }
+    return i;
+  };
+  std::vector<std::string> names;
+  for (const build::Variant* side : {b, h}) {
+    if (!side) continue;
+    for (const build::StageFile& f : side->binaries) {
+      if (std::find(names.begin(), names.end(), f.stage) != names.end()) continue;
+      if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), f.stage) == wanted.end())
+        continue;
+      names.push_back(f.stage);
+    }
+  }
+  std::sort(names.begin(), names.end(), [&](const std::string& x, const std::string& y) {
+    return std::make_pair(rank(x), x) < std::make_pair(rank(y), y);
+  });
+  return names;
+}
+
+/// Queues the comparison of binary artifact `stage` of a pair, if either has it.
+void add_binary(const build::Variant* b, const build::Variant* h, const std::string& stage,
+                size_t vi, VariantDiff* v, std::vector<Task>* tasks) {
+  const build::StageFile* bf = b ? b->binary(stage) : nullptr;
+  const build::StageFile* hf = h ? h->binary(stage) : nullptr;
+  if (!bf && !hf) return;
+  StageDiff sd;
+  sd.stage = stage;
+  v->binaries.push_back(sd);
+  Task t{vi, v->binaries.size() - 1, bf, hf};
+  t.binary = true;
+  tasks->push_back(t);
+}
+
 }  // namespace
 
 Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& head,
@@ -320,6 +399,8 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       v.stages.push_back(sd);
       tasks.push_back({vi, v.stages.size() - 1, bf, hf});
     }
+    for (const std::string& st : binary_stage_names(b, h, opts.stages))
+      add_binary(b, h, st, vi, &v, &tasks);
     r.variants.push_back(std::move(v));
   }
   label_kernels(variant_of, &r);
@@ -338,7 +419,9 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       size_t k = next.fetch_add(1);
       if (k >= tasks.size()) return;
       const Task& t = tasks[k];
-      Status s = run_task(t, opts, &r.variants[t.variant].stages[t.stage_slot]);
+      VariantDiff& vd = r.variants[t.variant];
+      Status s = t.binary ? compare_binary(t, &vd.binaries[t.stage_slot])
+                          : run_task(t, opts, &vd.stages[t.stage_slot]);
       if (opts.progress) {
         std::lock_guard<std::mutex> lock(progress_mu);
         opts.progress(++done, tasks.size());

@@ -70,6 +70,7 @@ const char* dialect_name(Dialect d) {
     case Dialect::kPtx: return "ptx";
     case Dialect::kAmdgcn: return "amdgcn";
     case Dialect::kSpirv: return "spirv";
+    case Dialect::kSass: return "sass";
   }
   return "?";
 }
@@ -83,7 +84,7 @@ bool dialect_for_stage(std::string_view stage, Dialect* out) {
       {"ttir", Dialect::kMlir},     {"ttgir", Dialect::kMlir},  {"source", Dialect::kMlir},
       {"mlir", Dialect::kMlir},     {"llir", Dialect::kLlvm},   {"ll", Dialect::kLlvm},
       {"ptx", Dialect::kPtx},       {"amdgcn", Dialect::kAmdgcn}, {"spv", Dialect::kSpirv},
-      {"spvdis", Dialect::kSpirv}, {"spirv", Dialect::kSpirv},
+      {"spvdis", Dialect::kSpirv}, {"spirv", Dialect::kSpirv},  {"sass", Dialect::kSass},
   };
   for (const Entry& e : kStages) {
     if (e.stage == stage) {
@@ -118,7 +119,12 @@ const char* token_kind_name(TokenKind k) {
 }
 
 Lexer::Lexer(const char* begin, size_t size, Dialect dialect)
-    : begin_(begin), cur_(begin), end_(begin + size), dialect_(dialect) {}
+    : begin_(begin),
+      cur_(begin),
+      end_(begin + size),
+      // SASS tokens are PTX's: `/* */` and `//` comments, `;` ends an
+      // instruction, `@P0` guards, `.L_x_3:` labels.
+      dialect_(dialect == Dialect::kSass ? Dialect::kPtx : dialect) {}
 
 Token Lexer::error(const char* start, std::string_view message) {
   error_message_ = message;

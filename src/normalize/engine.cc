@@ -95,6 +95,7 @@ Engine::Engine(const TextBuffer& text, ir::Dialect dialect, const NormalizeOptio
     case ir::Dialect::kPtx: handler_ = make_ptx_handler(); break;
     case ir::Dialect::kAmdgcn:
     case ir::Dialect::kSpirv: handler_ = make_asm_handler(dialect); break;
+    case ir::Dialect::kSass: handler_ = make_sass_handler(); break;
   }
   // `<`/`>` pair up in MLIR types, LLVM vectors and PTX `%r<N>`; assembly
   // expressions use them as operators (`1<<4`).

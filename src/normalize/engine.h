@@ -152,6 +152,7 @@ std::unique_ptr<DialectHandler> make_mlir_handler();
 std::unique_ptr<DialectHandler> make_llvm_handler();
 std::unique_ptr<DialectHandler> make_ptx_handler();
 std::unique_ptr<DialectHandler> make_asm_handler(ir::Dialect d);  // AMDGCN, SPIR-V
+std::unique_ptr<DialectHandler> make_sass_handler();              // sass.cc
 
 class Engine {
  public:

@@ -207,6 +207,22 @@ void variant_json(JsonOut* o, const Report& rep, size_t vi) {
     o->key("benchmark").raw("{").key("script", true).str(v.benchmark_script);
     o->key("points").strs(v.benchmark_points).raw("}");
   }
+  if (!v.binaries.empty()) {  // cubin / hsaco / ...: hash and size only, not IR
+    o->key("binaries").raw("{");
+    for (size_t j = 0; j < v.binaries.size(); ++j) {
+      const diff::StageDiff& b = v.binaries[j];
+      o->key(b.stage, j == 0).raw("{").key("status", true).str(diff::status_name(b.status));
+      o->key("bytes").raw("{").key("base", true);
+      b.bytes.first >= 0 ? o->num(b.bytes.first) : o->raw("null");
+      o->key("head");
+      b.bytes.second >= 0 ? o->num(b.bytes.second) : o->raw("null");
+      o->raw("}");
+      if (b.base_hash) o->key("base_hash").str(hex64(b.base_hash));
+      if (b.head_hash) o->key("head_hash").str(hex64(b.head_hash));
+      o->raw("}");
+    }
+    o->raw("}");
+  }
   o->key("stages").raw("{");
   for (size_t j = 0; j < v.stages.size(); ++j) {
     o->key(v.stages[j].stage, j == 0);

@@ -115,6 +115,27 @@ std::vector<StageStatistics> compute_statistics(const diff::DiffResult& r,
     }
     if (affected) out.push_back(finish(st, affected, total, std::move(acc)));
   }
+  // Binary artifacts (cubin, hsaco, ...): code size in bytes, where it changed.
+  std::vector<std::string> binaries;
+  for (const auto& v : r.variants)
+    for (const auto& b : v.binaries)
+      if (std::find(binaries.begin(), binaries.end(), b.stage) == binaries.end()) binaries.push_back(b.stage);
+  for (const std::string& st : binaries) {
+    std::map<std::string, Statistic> acc;
+    size_t affected = 0, total = 0;
+    for (const auto& v : r.variants) {
+      if (!paired(v)) continue;
+      for (const auto& b : v.binaries) {
+        if (b.stage != st || b.status == diff::ChangeStatus::kAdded || b.status == diff::ChangeStatus::kRemoved)
+          continue;
+        ++total;
+        if (b.status != diff::ChangeStatus::kChanged || b.unstable) continue;
+        ++affected;
+        add(&acc, "bytes", b.bytes);
+      }
+    }
+    if (affected) out.push_back(finish(st, affected, total, std::move(acc)));
+  }
   return out;
 }
 

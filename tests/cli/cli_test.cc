@@ -25,7 +25,6 @@ using ksnap::cli_test::run;
 using ksnap::cli_test::run_env;
 
 std::string example(const std::string& b) { return std::string(KSNAP_EXAMPLE_DIR) + "/" + b; }
-std::string shared(const std::string& b) { return std::string(KSNAP_CORPUS_DIR) + "/" + b; }
 
 /// kernel|constexprs|options|stage of every changed stage, keyed the way
 /// truth.json keys them (BASE's identity).
@@ -133,9 +132,10 @@ TEST(CliTest, JsonHasEveryRequiredField) {
       ASSERT_TRUE(v["stages"].contains(st)) << st;
       const auto& s = v["stages"][st];
       EXPECT_TRUE(s.contains("status")) << st;
-      if (s["status"] == "changed")
+      if (s["status"] == "changed") {
         for (const char* k : {"lines_added", "lines_removed", "group", "statistics", "base_path", "head_path"})
           EXPECT_TRUE(s.contains(k)) << st << " " << k;
+      }
     }
   }
   EXPECT_FALSE(j["groups"].empty());
@@ -153,7 +153,9 @@ TEST(CliTest, GroupsShareIdenticalChanges) {
   for (const auto& v : j["variants"])
     for (const auto& [name, st] : v["stages"].items()) {
       EXPECT_FALSE(st.contains("hunks")) << name;
-      if (st["status"] == "changed") EXPECT_TRUE(j["groups"][st["group"].get<size_t>()]["variants"].size() > 0);
+      if (st["status"] == "changed") {
+        EXPECT_TRUE(j["groups"][st["group"].get<size_t>()]["variants"].size() > 0);
+      }
     }
 }
 

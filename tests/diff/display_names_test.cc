@@ -36,7 +36,7 @@ const DiffLine* find_line(const StageDiff& sd, LineKind kind, const std::string&
 
 std::string spans_text(const std::string& text, const std::vector<Span>& spans) {
   std::string out;
-  for (const Span& s : spans) out += "[" + text.substr(s.begin, s.end - s.begin) + "]";
+  for (const Span& s : spans) out.append("[").append(text, s.begin, s.end - s.begin).append("]");
   return out;
 }
 
@@ -99,7 +99,9 @@ TEST(DisplayNames, HeadHighlightsSkipTheRenaming) {
   EXPECT_EQ(shl->head_text, "%4 = shl i32 %0, %0");
   EXPECT_EQ(spans_text(shl->head_text, shl->head_highlights), "[shl]");
   const DiffLine* phi = find_line(sd, LineKind::kContext, "phi");
-  if (phi) EXPECT_EQ(phi->text, "%6 = phi i32 [ 0, %1 ], [ %3, %4 ]");
+  if (phi) {
+    EXPECT_EQ(phi->text, "%6 = phi i32 [ 0, %1 ], [ %3, %4 ]");
+  }
 }
 
 /// Every HEAD line of every changed LLVM IR and PTX stage of the corpus pairs
@@ -138,7 +140,9 @@ TEST(DisplayNames, CorpusLinesKeepLabelSyntax) {
               EXPECT_FALSE(std::regex_search(*t, bad_phi)) << *t;
               EXPECT_FALSE(std::regex_search(*t, bad_bra)) << *t;
             }
-            if (!l.head_text.empty()) EXPECT_EQ(l.head_text, head_display[l.head_line]);
+            if (!l.head_text.empty()) {
+              EXPECT_EQ(l.head_text, head_display[l.head_line]);
+            }
             for (const Span& sp : l.head_highlights) EXPECT_LE(sp.end, l.head_text.size());
           }
       }

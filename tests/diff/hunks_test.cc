@@ -19,7 +19,8 @@ std::vector<LineKind> kinds(const std::string& s) {
 
 std::string ranges_text(const std::vector<HunkRange>& rs) {
   std::string out;
-  for (const auto& r : rs) out += "[" + std::to_string(r.begin) + "," + std::to_string(r.end) + ")";
+  for (const auto& r : rs)
+    out.append("[").append(std::to_string(r.begin)).append(",").append(std::to_string(r.end)).append(")");
   return out;
 }
 

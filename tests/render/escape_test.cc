@@ -60,7 +60,9 @@ TEST(TerminalEscapes, ControlCharactersFromDataAreShownNotSent) {
       std::string out = render(f, r, w);
       EXPECT_TRUE(only_our_escapes(out)) << static_cast<int>(f) << " color " << color;
       EXPECT_TRUE(is_valid_utf8(out));
-      if (!color) EXPECT_EQ(out.find('\x1b'), std::string::npos);
+      if (!color) {
+        EXPECT_EQ(out.find('\x1b'), std::string::npos);
+      }
     }
     std::string t = render(Format::kTerminal, r, w);
     EXPECT_NE(t.find("\\x1b]0;pwned\\x07"), std::string::npos) << "shown escaped";

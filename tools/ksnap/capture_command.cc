@@ -11,7 +11,10 @@
 // The interpreter is $KSNAP_PYTHON, else `python3` on PATH. The package
 // folder is $KSNAP_PYTHONPATH, else the first of <exe dir>/../python,
 // <exe dir>/../../python, <exe dir>/../share/ksnap/python that holds
-// ksnap_triton/ (a build folder inside the repository, or an install).
+// ksnap_triton/ (a build folder inside the repository, or an install: the
+// .deb and `cmake --install` put a link to the package there). When none
+// does, the interpreter's own installed package is used (`pip install
+// ksnap/python` into a venv); if it has none, that is the error (exit 2).
 // On success the process becomes the plugin and its exit status is ksnap's.
 //
 // With --repeat N (N >= 2) ksnap stays the parent: it runs the plugin N times,
@@ -51,6 +54,19 @@ std::string executable_dir() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+/// Runs the interpreter's installed package, or explains that there is none
+/// (exit 2): `python -c` with this text, then the plugin's arguments.
+constexpr const char* kInstalledPluginMain =
+    "import sys\n"
+    "try:\n"
+    "    from ksnap_triton.cli import main\n"
+    "except ImportError as e:\n"
+    "    sys.stderr.write('ksnap: no ksnap_triton Python package next to the ksnap executable, '\n"
+    "                     'and %s cannot import one (%s): install it (pip install "
+    "<ksnap>/python, or the ksnap .deb) or set KSNAP_PYTHONPATH\\n' % (sys.executable, e))\n"
+    "    sys.exit(2)\n"
+    "sys.exit(main(sys.argv[1:]))\n";
+
 /// The folder that holds the ksnap_triton package.
 Expected<std::string> plugin_dir() {
   if (const char* env = std::getenv("KSNAP_PYTHONPATH"); env && *env) {
@@ -70,18 +86,23 @@ Expected<std::string> plugin_dir() {
                     {dir, 0, 0});
 }
 
-/// Replaces this process with `python -m ksnap_triton <args>`; returns only
-/// on failure.
+}  // namespace
+
 Status exec_plugin(const std::vector<std::string>& args) {
-  KSNAP_ASSIGN_OR_RETURN(std::string dir, plugin_dir());
-  const char* old_path = std::getenv("PYTHONPATH");
-  std::string path = dir;
-  if (old_path && *old_path) path += std::string(":") + old_path;
-  ::setenv("PYTHONPATH", path.c_str(), 1);
+  Expected<std::string> found = plugin_dir();
+  if (const char* pinned = std::getenv("KSNAP_PYTHONPATH"); !found && pinned && *pinned)
+    return found.status();
   const char* env_python = std::getenv("KSNAP_PYTHON");
   const std::string python = env_python && *env_python ? env_python : "python3";
-
   std::vector<std::string> argv = {python, "-m", "ksnap_triton"};
+  if (found) {
+    const char* old_path = std::getenv("PYTHONPATH");
+    std::string path = *found;
+    if (old_path && *old_path) path += std::string(":") + old_path;
+    ::setenv("PYTHONPATH", path.c_str(), 1);
+  } else {
+    argv = {python, "-c", kInstalledPluginMain};  // the interpreter's installed plugin
+  }
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> c_argv;
   for (std::string& a : argv) c_argv.push_back(a.data());
@@ -91,6 +112,8 @@ Status exec_plugin(const std::vector<std::string>& args) {
                     "cannot run " + python + ": " + std::strerror(errno) +
                         " (set KSNAP_PYTHON to a Python 3 interpreter)");
 }
+
+namespace {
 
 struct CaptureFlags {
   std::string output, build, arch;

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "affected.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "diff_inputs.h"
@@ -71,7 +72,7 @@ struct DiffArgs {
   std::string order = "pipeline", html_url;
   std::string store = store::default_store_path();  // for arguments that are recorded commits
   bool stat = false, name_only = false, exit_code = false, no_diffs = false, quiet = false;
-  bool no_pager = false, head_names = false, fail_on_unstable = false;
+  bool no_pager = false, head_names = false, fail_on_unstable = false, affected = false;
   std::vector<std::string> unstable_from;  // unstable.json files (check-determinism output)
   uint32_t context = 3;
   unsigned jobs = 0;
@@ -92,6 +93,7 @@ Status check_filters(const build::Build& base, const build::Build& head,
     for (const auto& v : b->variants) {
       kernels.push_back(v.kernel);
       for (const auto& s : v.stages) stages.push_back(s.stage);
+      for (const auto& s : v.binaries) stages.push_back(s.stage);  // cubin, hsaco: by hash and size
     }
   for (auto* list : {&kernels, &stages}) {
     std::sort(list->begin(), list->end());
@@ -125,6 +127,15 @@ Expected<perf::VerdictReport> load_verdicts(const DiffArgs& a, const diff::DiffR
   return report::bench_verdicts(r, base, head, co);
 }
 
+/// Writes the output: to -o FILE atomically, else to stdout, paged on a terminal.
+int emit(const DiffArgs& a, const std::string& text) {
+  if (!a.output.empty() && a.output != "-") {
+    Status s = write_file_atomic(a.output, text);
+    return s.is_ok() ? kExitOk : report_error(s);
+  }
+  return page_output(text, !a.no_pager) == 0 ? kExitOk : kExitError;
+}
+
 int run_diff(const DiffArgs& a) {
   render::Format fmt;
   std::string format = a.quiet ? "json" : a.name_only ? "name-only" : a.stat ? "stat" : a.format;
@@ -135,6 +146,9 @@ int run_diff(const DiffArgs& a) {
   report::Order order;
   if (!report::parse_order(a.order, &order))
     return report_error(unknown_value("order", a.order, {"pipeline", "size", "kernel"}));
+  if (a.affected && fmt != render::Format::kTerminal && fmt != render::Format::kJson)
+    return report_error(make_error(ErrorCode::kInvalidArgument,
+                                   "--affected prints text or --format json"));
   if (a.bench_base.empty() != a.bench_head.empty())
     return report_error(make_error(ErrorCode::kInvalidArgument,
                                    "--bench-base and --bench-head go together"));
@@ -160,6 +174,12 @@ int run_diff(const DiffArgs& a) {
   auto result = diff::diff_builds(base, head, opts);
   progress.finish();
   if (!result) return report_error(result.status());
+  if (a.affected) {  // the benchmark points to rerun (affected.h)
+    Affected af = affected_points(*result);
+    int rc = emit(a, fmt == render::Format::kJson ? render_affected_json(af) : render_affected_text(af));
+    if (rc != kExitOk) return rc;
+    return a.exit_code && af.changed_variants ? kExitDifferences : kExitOk;
+  }
   std::optional<perf::VerdictReport> verdicts;
   if (!a.bench_base.empty()) {
     auto v = load_verdicts(a, *result);
@@ -191,13 +211,8 @@ int run_diff(const DiffArgs& a) {
     case render::Format::kNameOnly: text = render::render_name_only(rep, wo); break;
     case render::Format::kHtml: text = render::render_html(rep, wo); break;
   }
-  if (to_file) {
-    Status s = write_file_atomic(a.output, text);
-    if (!s.is_ok()) return report_error(s);
-  } else if (page_output(text, !a.no_pager) != 0) {
-    return kExitError;
-  }
-  return changed;
+  int rc = emit(a, text);
+  return rc != kExitOk ? rc : changed;
 }
 
 int run_show(const std::string& path, const std::string& format) {
@@ -244,7 +259,7 @@ int run_normalize(const std::string& path, const std::string& stage_flag, bool s
   if (!ir::dialect_for_stage(stage, &d))
     return report_error(make_error(ErrorCode::kInvalidArgument,
                                    "cannot tell the IR kind of '" + path +
-                                       "'; pass --stage ttir|ttgir|llir|ptx|amdgcn|spv"));
+                                       "'; pass --stage ttir|ttgir|llir|ptx|amdgcn|spv|sass"));
   auto buf = read_text_file(path);
   if (!buf) return report_error(buf.status());
   auto m = norm::normalize(*buf, d, nf.options());
@@ -310,6 +325,8 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
   d->add_option("--max-groups", a->max_groups, "Change groups shown in full (terminal, Markdown: 200)");
   d->add_option("--html-url", a->html_url, "Markdown: link to the full HTML report (e.g. a CI artifact)");
   d->add_flag("--no-diffs", a->no_diffs, "Summary and group headers only");
+  d->add_flag("--affected", a->affected,
+              "List the benchmark points whose variants changed (text, or --format json)");
   a->norm.add(d);
   d->add_option("--bench-base", a->bench_base,
                 "Benchmark results of BASE (perf_report CSV or ksnap samples; repeatable)");

@@ -27,14 +27,23 @@
 namespace ksnap::build {
 
 /// The IR stages ksnap knows, in pipeline order. `source` is Triton's
-/// pre-optimization TTIR (diffed only when asked for).
-inline constexpr const char* kKnownStages[] = {"source", "ttir",   "ttgir", "llir",
-                                               "ptx",    "amdgcn", "spv"};
-/// Binary artifacts kept but never diffed as text.
-inline constexpr const char* kBinaryStages[] = {"cubin", "hsaco", "spvbin"};
+/// pre-optimization TTIR (diffed only when asked for); `sass` is the SASS
+/// text a capture writes beside each cubin when nvdisasm/cuobjdump is at hand.
+inline constexpr const char* kKnownStages[] = {"source", "ttir", "ttgir", "llir",
+                                               "ptx",    "amdgcn", "spv", "sass"};
+/// Binary artifacts kept and compared by hash and size, never parsed as text:
+/// CUDA cubin, AMD hsaco, Intel zebin and binary SPIR-V. An `spv` stage file
+/// whose content is binary (Intel's XPU backend writes binary SPIR-V) is one
+/// too; binary bytes in any other text stage stay an input error.
+inline constexpr const char* kBinaryStages[] = {"cubin", "hsaco", "zebin", "spvbin"};
 
 /// Index of `stage` in kKnownStages, or -1.
 int stage_rank(const std::string& stage);
+
+/// True when the file starts like a binary (ELF, SPIR-V magic in either byte
+/// order) or has a NUL byte in its first 4 KiB. Unreadable files are not
+/// binary (reading them as text reports the error).
+bool looks_binary(const std::string& path);
 
 /// One stage's IR of one variant: a file on disk or text held in memory.
 struct StageFile {
@@ -69,7 +78,7 @@ struct Variant {
   std::map<std::string, std::string> compile_options;
   std::string cache_dir;  ///< Folder name under cache/ (never used for pairing).
   std::vector<StageFile> stages;    ///< Text stages present, pipeline order.
-  std::vector<StageFile> binaries;  ///< cubin / hsaco.
+  std::vector<StageFile> binaries;  ///< cubin / hsaco / zebin / binary spv, by stage name.
   /// Resource figures: n_regs, n_spills, shared (bytes), ...
   std::map<std::string, int64_t> resources;
   std::string source_file;  ///< Python source path, when recorded.
@@ -101,6 +110,11 @@ struct Variant {
   std::string options_text() const;
   /// The stage file for `stage`, or null.
   const StageFile* stage(const std::string& stage) const;
+  /// The binary artifact for `stage` ("cubin", "spv", ...), or null.
+  const StageFile* binary(const std::string& stage) const;
+  /// An `spv` stage file whose content is binary moves to `binaries` (stage
+  /// name kept).
+  void move_binary_stages();
 };
 
 enum class BuildKind : uint8_t { kCapture, kTritonCache, kMemory };

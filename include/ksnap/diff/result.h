@@ -140,6 +140,12 @@ struct VariantDiff {
   /// Figures of the loaded binary (n_regs, n_spills, shared, ...).
   std::map<std::string, FigurePair> resources;
   std::vector<StageDiff> stages;
+  /// Binary artifacts (cubin, hsaco, zebin, binary SPIR-V), compared by hash
+  /// and size: StageDiff with `binary` set, `bytes` = (BASE, HEAD) sizes,
+  /// base_hash/head_hash of the raw bytes, no hunks. They are not IR: not in
+  /// DiffResult::summary, and changed() ignores them (a cubin also changes
+  /// with line info); the `sass` text stage is where machine code is diffed.
+  std::vector<StageDiff> binaries;
   std::vector<std::string> benchmark_points;  ///< From the capture (HEAD, else BASE).
   std::string benchmark_script;
 

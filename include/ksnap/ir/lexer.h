@@ -27,12 +27,13 @@ enum class Dialect : uint8_t {
   kPtx,     ///< NVIDIA PTX.
   kAmdgcn,  ///< AMDGPU assembly (`.amdgcn`).
   kSpirv,   ///< SPIR-V text (`.spv` / `.spvdis`).
+  kSass,    ///< NVIDIA SASS (`nvdisasm` / `cuobjdump -sass` text): lexed by PTX rules.
 };
 
 const char* dialect_name(Dialect d);
 
 /// Dialect for a Triton cache stage file extension ("ttir", "ttgir", "source",
-/// "llir", "ptx", "amdgcn", "spv"); nullopt-like false return for unknown.
+/// "llir", "ptx", "amdgcn", "spv", "sass"); nullopt-like false return for unknown.
 bool dialect_for_stage(std::string_view stage, Dialect* out);
 
 enum class TokenKind : uint8_t {
