@@ -28,6 +28,8 @@ diff::DiffResult replicate(const diff::DiffResult& r, size_t n) {
   diff::DiffResult out;
   out.base_name = r.base_name;
   out.head_name = r.head_name;
+  out.base_root = r.base_root;
+  out.head_root = r.head_root;
   out.warnings = r.warnings;
   out.summary = r.summary;
   for (auto& s : out.summary) s.unchanged = s.changed = s.added = s.removed = 0;
@@ -128,11 +130,11 @@ int main(int argc, char** argv) {
   std::string html, json;
   for (int k = 0; k < runs; ++k) {
     auto t = std::chrono::steady_clock::now();
-    html = render::render_html(big);
+    html = render::render(render::Format::kHtml, big);
     html_ms.push_back(ms_since(t));
     if (skip_json && out_json.empty()) continue;
     t = std::chrono::steady_clock::now();
-    json = render::render_json(big);
+    json = render::render(render::Format::kJson, big);
     json_ms.push_back(ms_since(t));
   }
   std::sort(html_ms.begin(), html_ms.end());

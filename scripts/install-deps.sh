@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config git
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
       libxxhash-dev libzstd-dev libsqlite3-dev
-      python3 python3-pytest
+      python3 python3-pytest cmark-gfm
       clang libclang-rt-14-dev)
 if [ "${KSNAP_BROWSER_TESTS:-1}" = 1 ]; then
   pkgs+=(chromium)

@@ -19,6 +19,7 @@
 #include <unordered_set>
 
 #include "ksnap/diff/pairing.h"
+#include "ksnap/diff/statistics.h"
 #include "ksnap/diff/structural.h"
 #include "ksnap/support/file.h"
 #include "ksnap/support/hash.h"
@@ -96,6 +97,17 @@ void fill_ir_resources(const norm::Module* b, const norm::Module* h, StageDiff* 
     }
 }
 
+/// Report statistics of the normalized modules (either may be null).
+void fill_statistics(const norm::Module* b, const norm::Module* h, StageDiff* sd) {
+  for (const auto* m : {b, h}) {
+    if (!m) continue;
+    for (const auto& [k, v] : stage_statistics(*m, sd->stage)) {
+      auto& fp = sd->stats.try_emplace(k, FigurePair{-1, -1}).first->second;
+      (m == b ? fp.first : fp.second) = v;
+    }
+  }
+}
+
 /// "BASE x.llir:12:3: parse error: unterminated string" for one side's error.
 std::string side_error(bool base, const Status& s) {
   return std::string(base ? "BASE " : "HEAD ") + s.to_string();
@@ -140,6 +152,7 @@ void one_sided_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
   (base ? sd->base_hash : sd->head_hash) = m->hash;
   for (const auto& [op, n] : norm::op_counts(*m)) sd->op_deltas[op] = base ? -n : n;
   fill_ir_resources(base ? &*m : nullptr, base ? nullptr : &*m, sd);
+  fill_statistics(base ? &*m : nullptr, base ? nullptr : &*m, sd);
 }
 
 /// Compares one stage of a paired variant. Never fails: a stage that cannot
@@ -190,6 +203,7 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
   if (!sd->fallback.empty()) sd->fallback += "; compared by normalized hash";
   add_op_deltas(*mb, *mh, sd);
   fill_ir_resources(&*mb, &*mh, sd);
+  fill_statistics(&*mb, &*mh, sd);
 }
 
 /// run_task, and a stage that still fails (out of memory on a huge input)
@@ -457,6 +471,13 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, tasks.size()));
   std::atomic<size_t> next{0};
+  std::mutex progress_mu;
+  size_t done = 0;
+  auto tick = [&] {  // one task done: progress (done/total) when asked for
+    if (!opts.progress) return;
+    std::lock_guard<std::mutex> lock(progress_mu);
+    opts.progress(++done, tasks.size());
+  };
   auto worker = [&] {
     while (true) {
       size_t k = next.fetch_add(1);
@@ -465,10 +486,12 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       VariantDiff& vd = r.variants[t.variant];
       if (!t.binary) {
         run_task_guarded(t, opts, &vd.stages[t.stage_slot]);
+        tick();
         continue;
       }
       StageDiff* bd = &vd.binaries[t.stage_slot];
       Status s = compare_binary(t, bd);
+      tick();
       if (!s.is_ok()) {  // an artifact that cannot be read: stated, the run goes on
         bd->status = !t.base ? ChangeStatus::kAdded
                      : !t.head ? ChangeStatus::kRemoved

@@ -18,10 +18,12 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "diff/align.h"
 #include "diff/line_keys.h"
 #include "diff/words.h"
+#include "ksnap/diff/hunks.h"
 #include "ksnap/support/hash.h"
 
 namespace ksnap::diff {
@@ -57,6 +59,56 @@ void hash_masked(Hasher* h, std::string_view s) {
     }
   }
   h->update(buf);
+}
+
+/// Where a respelled symbol sits: [out, out + out_len) of the shown text is
+/// [head, head + head_len) of HEAD's own text.
+struct Substitution {
+  uint32_t out, out_len, head, head_len;
+};
+
+/// `occ` (an occurrence of the symbol named `own`) spelled with `name`
+/// instead, keeping what the occurrence adds around the name: LLVM blocks are
+/// named `21` but used as `%21`.
+std::string respell(std::string_view occ, std::string_view own, std::string_view name) {
+  size_t at = own.empty() ? std::string_view::npos : occ.find(own);
+  if (at == std::string_view::npos) return std::string(name);
+  std::string out(occ.substr(0, at));
+  out += name;
+  out += occ.substr(at + own.size());
+  return out;
+}
+
+/// A HEAD-only name that cannot be read as a BASE name: `h_` after the
+/// sigil or opening quote (`%x` -> `%h_x`, `"45"` -> `"h_45"`, `21` -> `h_21`).
+std::string head_mark(std::string_view name) {
+  size_t at = 0;
+  while (at < name.size() && (name[at] == '%' || name[at] == '^' || name[at] == '#' ||
+                              name[at] == '!' || name[at] == '"'))
+    ++at;
+  return std::string(name.substr(0, at)) + "h_" + std::string(name.substr(at));
+}
+
+/// Byte ranges of the shown text mapped onto HEAD's own text.
+std::vector<Span> map_spans(const std::vector<Span>& spans, const std::vector<Substitution>& subs) {
+  auto map = [&subs](uint32_t x, bool end) {
+    int64_t delta = 0;
+    for (const Substitution& s : subs) {
+      if (x < s.out) break;
+      if (x >= s.out + s.out_len) {
+        delta = int64_t{s.head} + s.head_len - (int64_t{s.out} + s.out_len);
+        continue;
+      }
+      return x == s.out ? s.head : end ? s.head + s.head_len : s.head;
+    }
+    return static_cast<uint32_t>(x + delta);
+  };
+  std::vector<Span> out;
+  for (const Span& s : spans) {
+    Span m{map(s.begin, false), map(s.end, true)};
+    if (m.end > m.begin) out.push_back(m);
+  }
+  return out;
 }
 
 class Differ {
@@ -453,6 +505,7 @@ class Differ {
       }
     }
     const std::string& name = B && (!B->name.empty() || !H) ? B->name : H->name;
+    collect_claimed_names();
     emit(name, b, h, m);
   }
 
@@ -500,29 +553,49 @@ class Differ {
     vote_order_.clear();
   }
 
-  /// A HEAD line's text with every symbol that corresponds to a BASE symbol
-  /// spelled as BASE spells it.
-  std::string renamed(const Line& l) const {
-    std::string out;
-    out.reserve(l.display.size() + 16);
+  /// A line of HEAD with its symbols spelled by BASE's names, and where each
+  /// respelled symbol sits in the result and in HEAD's own text.
+  struct Respelled {
+    std::string text;
+    std::vector<Substitution> subs;
+  };
+
+  /// HEAD's line `l` with each symbol that corresponds to a BASE symbol
+  /// spelled by BASE's name, keeping the occurrence's own sigil and quotes
+  /// (`%21` with BASE block `.lr.ph` -> `%.lr.ph`; the label `21:` ->
+  /// `.lr.ph:`). A HEAD symbol without a BASE counterpart whose own name BASE
+  /// shows for another symbol gets an `h_` prefix (`%h_.lr.ph6`), so the line
+  /// never names a different BASE symbol.
+  Respelled renamed(const Line& l) const {
+    Respelled r;
+    r.text.reserve(l.display.size() + 16);
     size_t pos = 0;
     for (const auto& s : l.symbols) {
       if (s.offset < pos || s.offset + s.length > l.display.size()) continue;
-      out.append(l.display, pos, s.offset - pos);
+      r.text.append(l.display, pos, s.offset - pos);
+      std::string_view occ(l.display.data() + s.offset, s.length);
+      const std::string& own = head_.symbols[s.id].name;
       int32_t b = map_[s.id];
-      if (b >= 0) {
-        const std::string& name = base_.symbols[b].name;
-        // LLVM blocks are named without the `%` that their uses spell.
-        if (s.length > 0 && l.display[s.offset] == '%' && (name.empty() || name[0] != '%'))
-          out.push_back('%');
-        out += name;
-      } else {
-        out.append(l.display, s.offset, s.length);
-      }
+      std::string spelled(occ);
+      if (b >= 0) spelled = respell(occ, own, base_.symbols[b].name);
+      else if (claimed_names_.count(own)) spelled = respell(occ, own, head_mark(own));
+      if (spelled != occ)
+        r.subs.push_back({static_cast<uint32_t>(r.text.size()), static_cast<uint32_t>(spelled.size()),
+                          s.offset, s.length});
+      r.text += spelled;
       pos = s.offset + s.length;
     }
-    out.append(l.display, pos, std::string::npos);
-    return out;
+    r.text.append(l.display, pos, std::string::npos);
+    return r;
+  }
+
+  /// Names of BASE symbols that some HEAD symbol is shown as: a HEAD symbol
+  /// without counterpart must not borrow one of these (it would read as that
+  /// other symbol). Names of unclaimed BASE symbols stay free to reuse.
+  void collect_claimed_names() {
+    claimed_names_.clear();
+    for (int32_t b : map_)
+      if (b >= 0) claimed_names_.insert(base_.symbols[b].name);
   }
 
   void emit(const std::string& unit, const LineSeq& B, const LineSeq& H,
@@ -551,30 +624,14 @@ class Differ {
       pair_of_head[j] = i;
     }
     // Hunks: runs of changes with `context` lines around, merged when close.
-    const uint32_t ctx = opts_.context;
-    size_t n = script.size();
-    size_t k = 0;
-    size_t emitted_to = 0;
-    while (k < n) {
-      if (script[k].op == Op::kEqual) {
-        ++k;
-        continue;
-      }
-      size_t start = k >= ctx ? k - ctx : 0;
-      // Do not reach back into the previous hunk.
-      start = std::max(start, emitted_to);
-      size_t end = k;
-      size_t last_change = k;
-      while (end < n) {
-        if (script[end].op != Op::kEqual) last_change = end;
-        else if (end - last_change > 2 * ctx) break;
-        ++end;
-      }
-      end = std::min(n, last_change + 1 + ctx);
-      make_hunk(unit, B, H, script, start, end, pair_of_base, pair_of_head);
-      emitted_to = end;
-      k = end;
-    }
+    std::vector<LineKind> kinds;
+    kinds.reserve(script.size());
+    for (const Edit& e : script)
+      kinds.push_back(e.op == Op::kEqual ? LineKind::kContext
+                      : e.op == Op::kDel ? LineKind::kRemoved
+                                         : LineKind::kAdded);
+    for (const HunkRange& r : hunk_ranges(kinds, opts_.context))
+      make_hunk(unit, B, H, script, r.begin, r.end, pair_of_base, pair_of_head);
   }
 
   void make_hunk(const std::string& unit, const LineSeq& B, const LineSeq& H,
@@ -593,6 +650,7 @@ class Differ {
         dl.text = bl.display;
         dl.base_line = bl.line_no;
         dl.head_line = H[e.h]->line_no;
+        if (H[e.h]->display != bl.display) dl.head_text = H[e.h]->display;
         dl.py_line = bl.py_line;
       } else if (e.op == Op::kDel) {
         const Line& bl = *B[e.b];
@@ -603,7 +661,7 @@ class Differ {
         auto it = pb.find(e.b);
         if (it != pb.end()) {
           std::vector<Span> ignore;
-          word_highlights(bl.display, renamed(*H[it->second]), &dl.highlights, &ignore);
+          word_highlights(bl.display, renamed(*H[it->second]).text, &dl.highlights, &ignore);
         }
         ++out_->lines_removed;
         note_change('-', bl.shape);
@@ -611,13 +669,18 @@ class Differ {
       } else {
         const Line& hl = *H[e.h];
         dl.kind = LineKind::kAdded;
-        dl.text = renamed(hl);
+        Respelled rs = renamed(hl);
+        dl.text = std::move(rs.text);
         dl.head_line = hl.line_no;
         dl.py_line = hl.py_line;
         auto it = ph.find(e.h);
         if (it != ph.end()) {
           std::vector<Span> ignore;
           word_highlights(B[it->second]->display, dl.text, &ignore, &dl.highlights);
+        }
+        if (!rs.subs.empty()) {
+          dl.head_text = hl.display;
+          dl.head_highlights = map_spans(dl.highlights, rs.subs);
         }
         ++out_->lines_added;
         note_change('+', hl.shape);
@@ -666,6 +729,7 @@ class Differ {
   /// Symbols defined on more than one line (PTX registers written twice):
   /// two equal computations into such a register are not one value.
   std::vector<bool> base_multi_def_, head_multi_def_;
+  std::unordered_set<std::string> claimed_names_;  // see collect_claimed_names
   size_t changes_ = 0;
   Hasher signature_;
 };

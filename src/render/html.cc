@@ -1,26 +1,32 @@
-// HTML renderer: one self-contained page (no network, no external URL: CSS
+// HTML writer: one self-contained page (no network, no external URL: CSS
 // and script are embedded, a Content-Security-Policy forbids any fetch) that
 // opens from a CI artifact or file://.
 //
-// Layout of the page:
-//   <header>   base → head
-//   #summary   static HTML from C++ (html_summary.h): per-stage table, totals,
-//              per-kernel SVG charts, ranked resource and op-count deltas
-//   #changes   change groups, added/removed variants: built by the script,
-//              lazily (headers as they scroll into view, hunks when opened)
-//   #variants  every variant with its per-stage status, lazily
-//   #ksnap-data the data island (html_data.h), JSON made safe for <script>
+// Layout of the page, in reading order:
+//   <header>     base → head
+//   #summary     static HTML from the model (html_summary.h): headline,
+//                totals, notes, statistics, option changes — short, so that
+//                the first change group shows in the first screen
+//   #verdicts    benchmark verdicts, when given
+//   #changes     change groups in the report's order, then variants on one
+//                side only: built by the script lazily (headers as they
+//                scroll into view, hunks when opened)
+//   #overview    per-stage table, per-kernel charts with a legend, rankings
+//   #variants    every variant with its per-stage status (scrolls inside
+//                its own box, never the page)
+//   #ksnap-data  the data island: render_json's JSON (docs/diff-json.md)
+//                with lexer token runs per diff line, made safe for <script>
 //
 // Worked example: `ksnap diff base no_licm --format html -o report.html`
-// writes ~1 MB for the 19-variant corpus; opening it shows the summary
-// figures of `--format json` and "42 of 42 changes" in the toolbar.
+// writes a page whose data island parses to the same object as
+// `--format json` plus "tokens" on each diff line.
 #include <string>
 
 #include "ksnap/render/render.h"
-#include "render/html_data.h"
 #include "render/html_summary.h"
-#include "render/verdicts.h"
 #include "render/html_text.h"
+#include "render/json.h"
+#include "render/text_blocks.h"
 
 namespace ksnap::render {
 
@@ -51,26 +57,27 @@ constexpr char kToolbar[] = R"(<div class="toolbar" id="toolbar">
 namespace {
 
 /// Static table of benchmark-noise verdicts (small: one row per point).
-std::string verdicts_html(const perf::VerdictReport& v) {
+std::string verdicts_html(const report::Report& r) {
+  const perf::VerdictReport& v = *r.verdicts;
   std::string out = "<section id=\"verdicts\"><h2>Benchmark verdicts</h2>\n<p>" +
                     html::escape_html(verdict_counts_text(v)) +
-                    "</p>\n<table class=\"verdicts\"><thead><tr><th>verdict</th><th>point</th>"
+                    "</p>\n<div class=\"scroll\"><table class=\"verdicts\"><thead><tr><th>verdict</th><th>point</th>"
                     "<th>details</th></tr></thead><tbody>\n";
-  for (const auto& p : v.points)
+  for (size_t i : r.verdict_order) {
+    const perf::PointVerdict& p = v.points[i];
     out += std::string("<tr data-verdict=\"") + perf::verdict_id(p.kind) + "\"><td>" +
            html::escape_html(perf::verdict_name(p.kind)) + "</td><td class=\"code\">" +
            html::escape_html(p.perf.label) + "</td><td>" +
            html::escape_html(perf::describe(p, v.options)) + "</td></tr>\n";
-  return out + "</tbody></table></section>\n";
+  }
+  return out + "</tbody></table></div></section>\n";
 }
 
 }  // namespace
 
-std::string render_html(const diff::DiffResult& r, const RenderOptions& o) {
-  html::DataLimits limits;
-  limits.max_lines_per_group = o.show_diffs ? limits.max_lines_per_group : 0;
-  std::string data = html::script_safe_json(html::report_data(r, limits));
-  std::string base = html::escape_html(r.base_name), head = html::escape_html(r.head_name);
+std::string render_html(const report::Report& r, const WriteOptions&) {
+  std::string data = html::script_safe_json(write_json(r, /*tokens=*/true));
+  std::string base = html::escape_html(r.result->base_name), head = html::escape_html(r.result->head_name);
 
   std::string out;
   out.reserve(data.size() + sizeof kCss + sizeof kScript + 64 * 1024);
@@ -85,15 +92,17 @@ std::string render_html(const diff::DiffResult& r, const RenderOptions& o) {
   out += "</style>\n</head>\n<body>\n<header><h1>ksnap diff <span class=\"code\">" + base +
          "</span> → <span class=\"code\">" + head + "</span></h1></header>\n<main>\n";
   out += html::summary_html(r);
-  if (o.verdicts) out += verdicts_html(*o.verdicts);
+  if (r.verdicts) out += verdicts_html(r);
   out += "\n<section id=\"changes-section\"><h2>Changes</h2>\n";
   out += kToolbar;
   out +=
       "\n<div id=\"changes\"></div><p id=\"changes-empty\" class=\"dim\" hidden>No change "
       "matches the filters.</p></section>\n";
+  out += html::overview_html(r);
   out +=
-      "<section id=\"variants-section\"><h2>Variants</h2><table id=\"variants\"><thead "
-      "id=\"variants-head\"></thead><tbody id=\"variant-rows\"></tbody></table></section>\n";
+      "<section id=\"variants-section\"><h2>Variants</h2><div class=\"scroll\" id=\"variants-box\">"
+      "<table id=\"variants\"><thead id=\"variants-head\"></thead><tbody id=\"variant-rows\"></tbody>"
+      "</table></div></section>\n";
   out +=
       "<noscript><p>The change groups and the variant table need JavaScript; the summary "
       "above is complete without it.</p></noscript>\n</main>\n";

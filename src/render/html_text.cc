@@ -7,9 +7,16 @@
 // it goes into the summary as "&lt;".
 #include "render/html_text.h"
 
+#include "ksnap/support/text.h"
+
 namespace ksnap::render::html {
 
 std::string escape_html(std::string_view s) {
+  std::string repaired;
+  if (!is_valid_utf8(s)) {  // bytes that are not UTF-8 are shown as \xNN, never sent raw
+    repaired = to_valid_utf8(s);
+    s = repaired;
+  }
   std::string out;
   out.reserve(s.size() + s.size() / 8);
   for (char c : s) {

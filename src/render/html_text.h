@@ -12,7 +12,7 @@
 namespace ksnap::render::html {
 
 /// Escapes & < > " ' so the result is safe as element text and as a quoted
-/// attribute value.
+/// attribute value; bytes that are not UTF-8 become `\xNN` (to_valid_utf8).
 std::string escape_html(std::string_view s);
 
 /// Makes JSON text safe inside a <script> element without changing the value

@@ -1,96 +1,210 @@
-// Markdown renderer for GitHub job summaries and PR comments: summary table,
-// one collapsible <details> per group, capped at RenderOptions::max_bytes
-// with a note of what was cut.
+// Markdown writer for GitHub PR comments and job summaries.
+//
+// The whole comment stays under WriteOptions::max_bytes (GitHub rejects
+// comments over 65,536 characters): sections are added in reading order
+// while they fit, the lists of variants stop with "… and N more", groups
+// that no longer fit are named in a closing note that links the full HTML
+// report (--html-url) or says how to make it. Untrusted text goes through
+// markdown_text.h: fenced blocks longer than any backtick run, code spans,
+// HTML-escaped <summary> titles, no mention or link.
+//
+// Worked example (base..fusion_off):
+//   ## ksnap: IR changes `base` → `fusion_off`
+//   **11 of 76 kernel-stages changed, in 11 of 19 variants of 4 kernels; 11 distinct changes.**
+//   **Statistics** (sums over the affected variants; helped = went down)
+//   | stage | statistic | affected | helped | hurt | BASE | HEAD | change |
+//   | binary | n_regs | 11 of 19 | 3 | 0 | 2303 | 2291 | -0.52% |
+//   **Option changes**
+//   - `enable_fp_fusion: true → false — 19 variants of 5 kernels (add_kernel, …)`
+//   <details><summary><b>attn_fwd</b> · ptx · 1 variant · +277 −213 lines</summary> ...
+#include <algorithm>
+
 #include "ksnap/render/render.h"
-#include "render/common.h"
+#include "ksnap/support/text.h"
+#include "render/markdown_text.h"
 #include "render/text_blocks.h"
-#include "render/verdicts.h"
 
 namespace ksnap::render {
 
 namespace {
 
-std::string escape_md(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|' || c == '<' || c == '>' || c == '*' || c == '_' || c == '`') out += '\\';
-    out += c;
+using md::code_span;
+using md::html_text;
+
+/// Appends sections while they fit the budget, keeping `reserve` bytes free
+/// for the closing note.
+class Budget {
+ public:
+  Budget(std::string* out, size_t max_bytes, size_t reserve)
+      : out_(out), max_(max_bytes), reserve_(std::min(reserve, max_bytes / 4)) {}
+  bool fits(size_t n) const { return out_->size() + n + reserve_ <= max_; }
+  bool add(const std::string& s) {
+    if (!fits(s.size())) return false;
+    *out_ += s;
+    return true;
+  }
+  size_t left() const { return max_ > out_->size() ? max_ - out_->size() : 0; }
+
+ private:
+  std::string* out_;
+  size_t max_, reserve_;
+};
+
+std::string stats_table(const report::Report& r) {
+  std::vector<StatCells> rows = statistics_rows(r);
+  if (rows.empty()) return "";
+  std::string out = "\n**Statistics** (sums over the affected variants; helped = went down)\n\n|";
+  for (const char* c : kStatColumns) out += std::string(" ") + c + " |";
+  out += "\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& row : rows) {
+    out += "|";
+    for (size_t c = 0; c < row.size(); ++c) {
+      out += ' ';
+      out += (c < 2 && !row[c].empty() ? code_span(row[c], true) : html_text(row[c])) + " |";
+    }
+    out += "\n";
   }
   return out;
 }
 
+std::string stage_table(const report::Report& r) {
+  const bool unstable = r.totals.unstable_stages > 0;
+  std::string out = "\n<details><summary>Per stage</summary>\n\n| stage | unchanged | changed | added | removed |";
+  out += unstable ? " unstable |\n|---|---:|---:|---:|---:|---:|\n" : "\n|---|---:|---:|---:|---:|\n";
+  for (const auto& s : r.result->summary) {
+    out += "| " + code_span(s.stage, true) + " | " + std::to_string(s.unchanged) + " | " +
+           std::to_string(s.changed) + " | " + std::to_string(s.added) + " | " +
+           std::to_string(s.removed) + " |";
+    if (unstable) out.append(" ").append(std::to_string(s.unstable)).append(" |");
+    out += "\n";
+  }
+  return out + "\n</details>\n";
+}
+
+/// A fenced block of `lines` (each already one line).
+std::string fenced(const std::string& info, const std::vector<std::string>& lines) {
+  std::string body;
+  for (const auto& l : lines) body += l + "\n";
+  std::string fence = md::fence_for(body);
+  return fence + info + "\n" + body + fence + "\n";
+}
+
+std::string group_block(const report::Report& r, const report::GroupView& g) {
+  std::string title = "<b>" + html_text(g.kernel) + "</b> · " + html_text(group_subtitle(g));
+  std::string out = "\n<details><summary>" + title + "</summary>\n\n";
+  std::vector<std::string> names;
+  for (size_t k = 0; k < g.variants_listed; ++k) names.push_back(md::block_line(r.variant_labels[g.variants[k]]));
+  if (g.variants.size() > g.variants_listed)
+    names.push_back("… and " + std::to_string(g.variants.size() - g.variants_listed) + " more");
+  out += "Variants:\n\n" + fenced("", names) + "\n";
+  if (!g.fallback.empty()) out += "No structural diff: " + code_span(g.fallback) + "\n\n";
+  if (!g.ops.empty()) out += "Ops: " + code_span(ops_text(g.ops)) + "\n\n";
+  if (!g.figures.empty()) {
+    std::string f;
+    for (size_t i = 0; i < g.figures.size(); ++i) f += (i ? ", " : "") + figure_text(r, g.figures[i], false);
+    out += "IR figures: " + code_span(f) + "\n\n";
+  }
+  if (!g.py_lines.empty()) out += "Python lines: " + py_lines_text(g.py_lines) + "\n\n";
+  if (!g.hunks.empty()) {
+    std::vector<std::string> lines;
+    for (const report::HunkView& hv : g.hunks) {
+      lines.push_back(md::block_line(hunk_header(*hv.hunk)));
+      for (size_t i = 0; i < hv.lines; ++i) {
+        const diff::DiffLine& l = hv.hunk->lines[i];
+        const char* sign = l.kind == diff::LineKind::kAdded     ? "+ "
+                           : l.kind == diff::LineKind::kRemoved ? "- "
+                                                                : "  ";
+        lines.push_back(sign + md::block_line(report::shown_text(l, r.options.head_names)));
+      }
+    }
+    if (g.lines_cut) lines.push_back("… " + std::to_string(g.lines_cut) + " more lines");
+    out += fenced("diff", lines);
+  }
+  return out + "</details>\n";
+}
+
+std::string full_report_hint(const WriteOptions& w) {
+  if (!w.html_url.empty()) return "[the full HTML report](" + w.html_url + ")";
+  return "the full report (`ksnap diff --format html`)";
+}
+
 }  // namespace
 
-std::string render_markdown(const diff::DiffResult& r, const RenderOptions& o) {
+std::string render_markdown(const report::Report& r, const WriteOptions& w) {
+  const diff::DiffResult& res = *r.result;
   std::string out;
-  out += "## ksnap: IR changes `" + r.base_name + "` → `" + r.head_name + "`\n\n";
-  out += "**" + headline(r) + "**\n\n";
-  out += "| stage | unchanged | changed | added | removed |\n|---|---:|---:|---:|---:|\n";
-  for (const auto& s : r.summary)
-    out += "| " + s.stage + " | " + std::to_string(s.unchanged) + " | " +
-           std::to_string(s.changed) + " | " + std::to_string(s.added) + " | " +
-           std::to_string(s.removed) + " |\n";
-  for (const auto& w : r.warnings) out += "\n> note: " + w + "\n";
-  std::string res = resource_ranking(r, 10);
-  if (!res.empty()) out += "\n**Resource changes**\n\n```\n" + res + "```\n";
-  if (o.verdicts)
-    out += "\n**Benchmark verdicts:** " + verdict_counts_text(*o.verdicts) + "\n\n```\n" +
-           verdict_lines(*o.verdicts, 30) + "```\n";
-
-  std::string lists;
-  for (const auto& v : r.variants) {
-    if (v.pairing == diff::Pairing::kAdded) lists += "- added: `" + v.name() + " " + variant_label(v) + "`\n";
-    if (v.pairing == diff::Pairing::kRemoved)
-      lists += "- removed: `" + v.name() + " " + variant_label(v) + "`\n";
-    if (!v.option_changes.empty()) {
-      lists += "- options of `" + v.name() + " " + variant_label(v) + "`: ";
-      for (size_t k = 0; k < v.option_changes.size(); ++k) {
-        const auto& c = v.option_changes[k];
-        if (k) lists += ", ";
-        lists += "`" + c.name + ": " + (c.base.empty() ? "–" : c.base) + " → " +
-                 (c.head.empty() ? "–" : c.head) + "`";
-      }
-      lists += "\n";
-    }
-  }
-  if (!lists.empty()) out += "\n" + lists;
-
-  size_t cut_groups = 0;
-  Palette plain = palette(false);
-  for (size_t gi = 0; gi < r.groups.size(); ++gi) {
-    const auto& g = r.groups[gi];
-    const diff::VariantDiff& rep = r.variants[g.variants.front()];
-    const diff::StageDiff* s = rep.stage(g.stage);
-    std::string block = "\n<details><summary><b>" + escape_md(g.name()) + "</b> · " + g.stage +
-                        " · " + std::to_string(g.variants.size()) +
-                        (g.variants.size() == 1 ? " variant" : " variants") + " · +" +
-                        std::to_string(g.lines_added) + " −" + std::to_string(g.lines_removed) +
-                        (g.unstable ? " · unstable" : "") + "</summary>\n\n";
-    block += "Variants:\n\n```\n" + group_variants_text(r, g, o.max_variants_listed) + "```\n\n";
-    if (s && !s->op_deltas.empty()) block += "Ops: `" + op_delta_text(s->op_deltas) + "`\n\n";
-    if (s) {
-      std::vector<int32_t> pb, ph;
-      stage_py_lines(*s, &pb, &ph);
-      if (!ph.empty() || !pb.empty())
-        block += "Python lines: " + py_lines_text(ph.empty() ? pb : ph) + "\n\n";
-      if (o.show_diffs) {
-        size_t cut = 0;
-        block += "```diff\n" + hunks_text(*s, plain, o.max_lines_per_group, &cut);
-        if (cut) block += "… " + std::to_string(cut) + " more lines\n";
-        block += "```\n";
-      }
-    }
-    block += "</details>\n";
-    if (gi >= o.max_groups || out.size() + block.size() > o.max_bytes - 400) {
-      cut_groups = r.groups.size() - gi;
+  // What the closing note may need: a sentence, the link, some group names.
+  Budget budget(&out, w.max_bytes, 1400 + w.html_url.size());
+  out += "## ksnap: IR changes " + code_span(md::truncate(res.base_name, 120)) + " → " +
+         code_span(md::truncate(res.head_name, 120)) + "\n\n";
+  out += "**" + r.headline + "**\n";
+  if (!w.html_url.empty()) out += "\n" + full_report_hint(w) + "\n";
+  for (const auto& n : r.notes)
+    if (!budget.add("\n> **" + std::string(report::note_kind_name(n.kind)) + ":** " + code_span(n.text) + "\n"))
       break;
-    }
-    out += block;
+  budget.add(stats_table(r));
+  if (!r.option_changes.empty()) {
+    std::string s = "\n**Option changes**\n\n";
+    for (const auto& l : r.option_changes) s += "- " + code_span(option_line_text(l)) + "\n";
+    budget.add(s);
   }
-  if (cut_groups)
-    out += "\n> " + std::to_string(cut_groups) + " of " + std::to_string(r.groups.size()) +
-           " change groups not shown to stay under " + std::to_string(o.max_bytes) +
-           " bytes; the full report is in the JSON/HTML output.\n";
+  budget.add(stage_table(r));
+  if (!r.figure_changes.empty()) {
+    std::string s = "\n**Figure changes** (largest relative change first)\n\n";
+    for (const auto& f : r.figure_changes) s += "- " + code_span(figure_text(r, f, true)) + "\n";
+    if (r.figure_changes_total > r.figure_changes.size())
+      s += "- … " + std::to_string(r.figure_changes_total - r.figure_changes.size()) + " more\n";
+    budget.add(s);
+  }
+  if (r.verdicts) {
+    std::vector<std::string> lines;
+    size_t n = std::min<size_t>(r.verdict_order.size(), 30);
+    for (size_t i = 0; i < n; ++i) lines.push_back(md::block_line(verdict_line(r, i)));
+    if (r.verdict_order.size() > n) lines.push_back("… " + std::to_string(r.verdict_order.size() - n) + " more points");
+    budget.add("\n**Benchmark verdicts:** " + html_text(verdict_counts_text(*r.verdicts)) + "\n\n" +
+               fenced("", lines));
+  }
+  for (const auto* list : {&r.removed, &r.added}) {
+    if (list->empty()) continue;
+    bool removed = list == &r.removed;
+    size_t total = removed ? r.totals.removed : r.totals.added;
+    if (!budget.add(removed ? "\n**Removed variants**\n\n" : "\n**Added variants**\n\n")) break;
+    size_t shown = 0;
+    for (size_t vi : *list) {
+      if (!budget.add("- " + code_span(r.variant_kernels[vi] + " " + r.variant_labels[vi]) + "\n")) break;
+      ++shown;
+    }
+    if (total > shown) out += "- … and " + std::to_string(total - shown) + " more\n";
+  }
+
+  size_t shown = 0;
+  for (; shown < r.groups_shown; ++shown) {
+    const report::GroupView& g = r.groups[shown];
+    std::string block;
+    if (g.unstable && (shown == 0 || !r.groups[shown - 1].unstable))
+      block += "\n**Unstable** (compiler nondeterminism, not counted as changes)\n";
+    block += group_block(r, g);
+    if (!budget.add(block)) break;
+  }
+  if (shown < r.groups.size()) {
+    std::vector<std::string> names = group_names(r, shown);
+    std::string note = "\n> " + std::to_string(names.size()) + " of " + std::to_string(r.groups.size()) +
+                       " change groups not shown here";
+    note += r.groups_shown < r.groups.size() && shown == r.groups_shown ? " (--max-groups)"
+                                                                       : " to stay under " + std::to_string(w.max_bytes) + " bytes";
+    note += "; see " + full_report_hint(w) + ". Not shown:\n";
+    size_t room = budget.left() > note.size() + 64 ? budget.left() - note.size() - 64 : 0;
+    std::string list;
+    size_t listed = 0;
+    for (const auto& n : names) {
+      std::string item = (listed ? ", " : "> ") + code_span(n);
+      if (list.size() + item.size() > room) break;
+      list += item;
+      ++listed;
+    }
+    if (listed < names.size()) list += (listed ? ", " : "> ") + std::string("… and ") + std::to_string(names.size() - listed) + " more";
+    if (out.size() + note.size() + list.size() + 1 <= w.max_bytes) out += note + list + "\n";
+  }
   return out;
 }
 

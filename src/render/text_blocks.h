@@ -1,42 +1,60 @@
-// Internal: plain-text building blocks shared by the terminal and Markdown
-// renderers (summary table, group headers, hunks).
+// Internal: the words every text format uses for the parts of a report
+// (terminal, Markdown, --stat, the HTML summary), so that they read alike.
+// Returned strings are raw data text: each writer escapes them for its medium.
+//
+//   option_line_text(enable_fp_fusion true -> false, 19 variants of 5 kernels)
+//     == "enable_fp_fusion: true → false — 19 variants of 5 kernels (add_kernel, attn_fwd, …)"
+//   group_title(attn_fwd, ptx, 1 variant, +277 -213) == "attn_fwd · ptx · 1 variant · +277 −213 lines"
 #pragma once
 
+#include <array>
 #include <string>
+#include <vector>
 
-#include "ksnap/diff/result.h"
-#include "ksnap/render/render.h"
+#include "ksnap/report/report.h"
 
 namespace ksnap::render {
 
-struct Palette {
-  const char* bold = "";
-  const char* dim = "";
-  const char* red = "";
-  const char* green = "";
-  const char* cyan = "";
-  const char* yellow = "";
-  const char* red_hl = "";    ///< Highlight inside a removed line.
-  const char* green_hl = "";  ///< Highlight inside an added line.
-  const char* reset = "";
-};
-Palette palette(bool color);
+/// Columns of the statistics table.
+inline constexpr const char* kStatColumns[] = {"stage", "statistic", "affected", "helped",
+                                               "hurt",  "BASE",      "HEAD",     "change"};
+using StatCells = std::array<std::string, 8>;
 
-/// Fixed-width summary table, one row per stage.
-std::string summary_table(const diff::DiffResult& r);
+/// One row of cells per statistic of every stage (the stage cell is empty
+/// after its first row).
+std::vector<StatCells> statistics_rows(const report::Report& r);
 
-/// The one-line verdict under the table: "42 of 76 kernel-stages changed ...".
-std::string headline(const diff::DiffResult& r);
+/// "enable_fp_fusion: true → false — 19 variants of 5 kernels (a, b, …)".
+std::string option_line_text(const report::OptionChangeLine& l, size_t max_kernels = 4);
 
-/// Unified-diff text of a stage's hunks, at most `max_lines` lines; the
-/// number of lines not shown is added to *cut.
-std::string hunks_text(const diff::StageDiff& s, const Palette& p, size_t max_lines, size_t* cut);
+/// "attn_fwd {BLOCK_M=128} [num_warps=4]: n_regs 227 → 222 (-5)" (binary
+/// figures) or "... ptx.reg.b32 (ptx) 842 → 906 (+64)".
+std::string figure_text(const report::Report& r, const report::FigureChange& f, bool with_variant);
 
-/// Names of the group's variants, at most `max` then "and N more".
-std::string group_variants_text(const diff::DiffResult& r, const diff::ChangeGroup& g,
-                                size_t max);
+/// "attn_fwd · ptx · 1 variant · +277 −213 lines" (+ " · unstable").
+std::string group_title(const report::GroupView& g);
+/// The same without the kernel: "ptx · 1 variant · +277 −213 lines".
+std::string group_subtitle(const report::GroupView& g);
 
-/// Variant-level figures that differ, ranked by |delta| (biggest first).
-std::string resource_ranking(const diff::DiffResult& r, size_t max_rows);
+/// "+2 ttg.local_load, -1 tt.dot" (the first `max`, then "… N more").
+std::string ops_text(const std::vector<std::pair<std::string, int64_t>>& ops, size_t max = 8);
+
+/// "85, 86, 90" (the first 12, then "…").
+std::string py_lines_text(const std::vector<int32_t>& lines);
+
+/// "binary 12,104 → 12,168 bytes (+64)" for a binary stage's group.
+std::string bytes_text(const diff::FigurePair& b);
+
+/// "@@ -425,7 +425,7 @@ attn_fwd" and, when known, "  (python line 123, 124)".
+std::string hunk_header(const diff::Hunk& h);
+
+/// Names of the groups after the first `from`: "attn_fwd · ptx (3)", ...
+std::vector<std::string> group_names(const report::Report& r, size_t from);
+
+/// "2 likely real, 5 likely noise" ("" when no verdicts).
+std::string verdict_counts_text(const perf::VerdictReport& v);
+
+/// "likely real                 matmul[M=512]: +3.1% ..." for point `i` of the report order.
+std::string verdict_line(const report::Report& r, size_t i);
 
 }  // namespace ksnap::render

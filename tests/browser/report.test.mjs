@@ -9,8 +9,12 @@
 // its hunks with lexer token classes and word highlights; the unified / side-
 // by-side toggle; folded context expands; kernel / stage / status filters and
 // the search box give the counts the JSON predicts; j/k/n/p/v keys move between
-// hunks. Saves screenshots, then loads a 10,000-variant report (made by
-// bench/html_report_bench) and prints its load time.
+// hunks. Layout: at 1400x900 the first change group is on the first screen
+// and the page never scrolls sideways; the kernel cards have a legend; at
+// phone width (390x844) the diff is unified only and the toolbar does not
+// stick over the content. Saves screenshots (OUT_DIR, by default
+// build/browser-artifacts, which CI uploads), then loads a 10,000-variant
+// report (made by bench/html_report_bench) and prints its load time.
 //
 // Environment: KSNAP_BIN, HTML_BENCH, KSNAP_CORPUS_DIR, KSNAP_EXAMPLE_DIR,
 // CHROMIUM, OUT_DIR (all set by run.sh), MAX_LOAD_MS (default 10000).
@@ -42,7 +46,7 @@ const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', 
 async function openBrowser() {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'ksnap-chromium-'));
   const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: env.CHROMIUM, headless: true, args: FLAGS, viewport: {width: 1400, height: 1000},
+    executablePath: env.CHROMIUM, headless: true, args: FLAGS, viewport: {width: 1400, height: 900},
   });
   return {ctx, profile};
 }
@@ -63,13 +67,20 @@ async function openReport(ctx, file) {
 }
 
 // ---- what the JSON output predicts ------------------------------------------
+// (docs/diff-json.md: a line is [kind, text, base_line, head_line, py_line, highlights])
 function predictions(j) {
   const lone = j.variants.filter((v) => Object.values(v.stages).some((s) => s.status === 'added' || s.status === 'removed'));
-  const groupHunks = (g) => j.variants[g.variants[0]].stages[g.stage].hunks;
-  const haystack = (g) => [g.kernel, g.stage, ...g.variants.map((i) => JSON.stringify(j.variants[i].constexprs)),
-    ...Object.keys(j.variants[g.variants[0]].stages[g.stage].op_deltas),
-    ...groupHunks(g).flatMap((h) => [h.unit, ...h.lines.map((l) => l.text)])].join('\n').toLowerCase();
+  const groupHunks = (g) => g.hunks;
+  const haystack = (g) => [g.label, g.stage, ...g.variants.map((i) => j.variants[i].config),
+    ...g.ops.map((o) => o[0]),
+    ...g.hunks.flatMap((h) => [h.unit, ...h.lines.map((l) => l[1])])].join('\n').toLowerCase();
   return {lone, groupHunks, haystack};
+}
+
+/// The page never scrolls sideways.
+async function noSideways(page, what) {
+  const w = await page.evaluate(() => ({scroll: document.documentElement.scrollWidth, view: window.innerWidth}));
+  check(w.scroll <= w.view, `no horizontal page overflow (${what})`, `${w.scroll} > ${w.view}`);
 }
 
 async function testReport(ctx, name, html, j) {
@@ -84,12 +95,12 @@ async function testReport(ctx, name, html, j) {
       eq(await page.textContent(`td[data-stage="${s.stage}"][data-status="${k}"]`), String(s[k]), `summary ${s.stage} ${k}`);
   const total = async (k) => page.textContent(`[data-total="${k}"]`);
   eq(await total('variants'), String(j.variants.length), 'total variants');
-  eq(await total('changed_variants'), String(j.variants.filter((v) => v.changed).length), 'total changed variants');
+  eq(await total('changed_variants'), String(j.totals.changed_variants), 'total changed variants');
   eq(await total('added'), String(j.variants.filter((v) => v.pairing === 'added').length), 'total added');
   eq(await total('removed'), String(j.variants.filter((v) => v.pairing === 'removed').length), 'total removed');
   eq(await total('changed_stages'), String(j.changed_stages), 'total changed kernel-stages');
-  eq(await total('groups'), String(j.groups.length), 'total groups');
-  const kernels = new Set(j.variants.map((v) => v.kernel));
+  eq(await total('groups'), String(j.totals.groups), 'total groups');
+  const kernels = new Set(j.variants.map((v) => v.label));
   eq(await page.locator('.kcard').count(), Math.min(kernels.size, 60), 'one chart per kernel');
   const count = async () => +(await page.getAttribute('#f-count', 'data-changes'));
   const vcount = async () => +(await page.getAttribute('#f-count', 'data-variants'));
@@ -99,7 +110,15 @@ async function testReport(ctx, name, html, j) {
   // Lazy: no hunk in the DOM until a group is opened.
   eq(await page.locator('.hunk').count(), 0, 'no hunk rendered at load');
   check(await page.locator('details.entry').count() <= 40, 'change headers rendered in chunks');
-  await page.screenshot({path: path.join(OUT, `${name}-summary.png`)});
+  // First screen (1400x900): the first change group is visible without scrolling.
+  if (j.groups.length) {
+    const box = await page.locator('#changes details.entry').first().boundingBox();
+    check(box && box.y >= 0 && box.y + box.height <= 900, 'first change group on the first screen',
+        box ? `at y=${box.y.toFixed(0)}..${(box.y + box.height).toFixed(0)}` : 'none');
+  }
+  await noSideways(page, 'at load');
+  eq(await page.locator('#kernel-legend .sw').count(), 4, 'legend of the kernel-card bars');
+  await page.screenshot({path: path.join(OUT, `${name}-first-screen.png`)});
   if (!j.groups.length) { await page.close(); return; }
 
   // Open the first group by clicking it.
@@ -109,10 +128,10 @@ async function testReport(ctx, name, html, j) {
   eq(await page.locator('#g-0 .hunk').count(), h0.length, 'group 0 hunks');
   check(await page.locator('#g-0 .hunk .to').count() > 0, 'op token class from the lexer');
   check(await page.locator('#g-0 .hunk .tv').count() > 0, 'value token class from the lexer');
-  const hasWords = h0.some((h) => h.lines.some((l) => l.highlights && l.highlights.length));
+  const hasWords = h0.some((h) => h.lines.some((l) => l[5].length));
   if (hasWords) check(await page.locator('#g-0 .hunk .w').count() > 0, 'word-level highlights');
-  const firstAdded = h0.flatMap((h) => h.lines).find((l) => l.kind === '+');
-  if (firstAdded) eq(await page.textContent('#g-0 tr.l-a td.code'), firstAdded.text, 'added line text');
+  const firstAdded = h0.flatMap((h) => h.lines).find((l) => l[0] === '+');
+  if (firstAdded) eq(await page.textContent('#g-0 tr.l-a td.code'), firstAdded[1], 'added line text');
   check((await page.textContent('#g-0 .meta')).includes(`Variants (${g0.count})`), 'variants covered');
 
   // Folded context: "show N lines" replaces one row by N.
@@ -130,28 +149,29 @@ async function testReport(ctx, name, html, j) {
   await page.click('#view-split');
   eq(await page.locator('#g-0 table.diff.unified').count(), 0, 'split view: no unified table');
   eq(await page.locator('#g-0 table.diff.split').count(), h0.length, 'split view tables');
-  const paired = h0.some((h) => h.lines.some((l) => l.kind === '-') && h.lines.some((l) => l.kind === '+'));
+  const paired = h0.some((h) => h.lines.some((l) => l[0] === '-') && h.lines.some((l) => l[0] === '+'));
   if (paired) check(await page.locator('#g-0 tr:has(td.l-r):has(td.l-a)').count() > 0, 'removed and added side by side');
+  await noSideways(page, 'side by side');
   await page.screenshot({path: path.join(OUT, `${name}-split.png`)});
   await page.click('#view-unified');
   eq(await page.locator('#g-0 table.diff.unified').count(), h0.length, 'back to unified');
 
   // Filters: kernel, then stage, then status.
-  const k0 = g0.kernel;
+  const k0 = g0.label;
   await page.selectOption('#f-kernel', {label: k0});
-  const wantK = j.groups.filter((g) => g.kernel === k0).length + P.lone.filter((v) => v.kernel === k0).length;
+  const wantK = j.groups.filter((g) => g.label === k0).length + P.lone.filter((v) => v.label === k0).length;
   eq(await count(), wantK, `kernel filter ${k0}`);
   const shownKernels = await page.$$eval('details.entry', (es) => Array.from(new Set(es.map((e) => e.dataset.kernel))));
   eq(shownKernels, wantK ? [k0] : [], 'only that kernel shown');
-  eq(await vcount(), j.variants.filter((v) => v.kernel === k0).length, 'kernel filter variants');
+  eq(await vcount(), j.variants.filter((v) => v.label === k0).length, 'kernel filter variants');
   await page.selectOption('#f-stage', {label: g0.stage});
-  eq(await count(), j.groups.filter((g) => g.kernel === k0 && g.stage === g0.stage).length +
-      P.lone.filter((v) => v.kernel === k0 && ['added', 'removed'].includes(v.stages[g0.stage]?.status)).length, 'kernel+stage filter');
+  eq(await count(), j.groups.filter((g) => g.label === k0 && g.stage === g0.stage).length +
+      P.lone.filter((v) => v.label === k0 && ['added', 'removed'].includes(v.stages[g0.stage]?.status)).length, 'kernel+stage filter');
   await page.selectOption('#f-status', 'unchanged');
   eq(await count(), 0, 'no change group is unchanged');
-  eq(await vcount(), j.variants.filter((v) => v.kernel === k0 && v.stages[g0.stage]?.status === 'unchanged').length, 'unchanged variants');
+  eq(await vcount(), j.variants.filter((v) => v.label === k0 && v.stages[g0.stage]?.status === 'unchanged').length, 'unchanged variants');
   await page.selectOption('#f-status', 'added');
-  eq(await count(), P.lone.filter((v) => v.kernel === k0 && v.stages[g0.stage]?.status === 'added').length, 'added filter');
+  eq(await count(), P.lone.filter((v) => v.label === k0 && v.stages[g0.stage]?.status === 'added').length, 'added filter');
   await page.selectOption('#f-kernel', '-1');
   await page.selectOption('#f-stage', '-1');
   for (const st of ['changed', 'added', 'removed']) {
@@ -169,13 +189,13 @@ async function testReport(ctx, name, html, j) {
   eq(await count(), j.groups.length + P.lone.length, 'filters cleared');
 
   // Search: an op of an added line of group 0.
-  const word = firstAdded ? (firstAdded.text.match(/[A-Za-z_][\w.]*\.[\w.]+/) || firstAdded.text.match(/[A-Za-z_]\w{3,}/) || [''])[0] : '';
+  const word = firstAdded ? (firstAdded[1].match(/[A-Za-z_][\w.]*\.[\w.]+/) || firstAdded[1].match(/[A-Za-z_]\w{3,}/) || [''])[0] : '';
   if (word) {
     await page.fill('#f-search', word);
     await page.press('#f-search', 'Enter');
     const q = word.toLowerCase();
     const want = j.groups.filter((g) => P.haystack(g).includes(q)).length +
-        P.lone.filter((v) => (v.kernel + '\n' + JSON.stringify(v.constexprs) + '\n' + v.pairing).toLowerCase().includes(q)).length;
+        P.lone.filter((v) => (v.label + '\n' + v.config + '\n' + v.pairing).toLowerCase().includes(q)).length;
     eq(await count(), want, `search "${word}"`);
     await page.click('details.entry.group > summary');
     await page.waitForSelector('details.entry.group .hunk');
@@ -218,6 +238,34 @@ async function testReport(ctx, name, html, j) {
     check(await page.locator(`#g-${gi}[open] .hunk`).count() > 0, 'variant cell opens its group');
   }
   for (const p of problems) check(false, 'clean page', p);
+  await page.close();
+}
+
+/// A phone: unified view only, a toolbar that does not stick over the content,
+/// no sideways scrolling.
+async function testPhone(ctx, name, html, j) {
+  const {page, problems} = await openReport(ctx, html);
+  await page.setViewportSize({width: 390, height: 844});
+  await page.waitForTimeout(100);
+  await noSideways(page, 'phone');
+  eq(await page.isVisible('#view-split'), false, 'phone: no side-by-side toggle');
+  const tb = await page.evaluate(() => {
+    const t = document.getElementById('toolbar');
+    return {position: getComputedStyle(t).position, height: t.getBoundingClientRect().height};
+  });
+  check(tb.position !== 'sticky' && tb.position !== 'fixed', 'phone: toolbar does not stick', tb.position);
+  check(tb.height < 0.25 * 844, 'phone: toolbar under a quarter of the screen', String(tb.height));
+  if (j.groups.length) {
+    await page.click('#g-0 > summary');
+    await page.waitForSelector('#g-0 .hunk');
+    await page.keyboard.press('v');  // asks for side by side: stays unified
+    eq(await page.locator('#g-0 table.diff.split').count(), 0, 'phone: unified view forced');
+    eq(await page.locator('#g-0 table.diff.unified').count(), j.groups[0].hunks.length, 'phone: unified hunks');
+    await noSideways(page, 'phone, group open');
+    await page.locator('#g-0').scrollIntoViewIfNeeded();
+  }
+  await page.screenshot({path: path.join(OUT, `${name}-phone.png`)});
+  for (const p of problems) check(false, 'phone clean page', p);
   await page.close();
 }
 
@@ -288,7 +336,9 @@ try {
     const html = path.join(OUT, `${name}.html`), json = path.join(OUT, `${name}.json`);
     ksnap(['diff', base, head, '--format', 'html', '-o', html]);
     ksnap(['diff', base, head, '--format', 'json', '-o', json]);
-    await testReport(ctx, name, html, JSON.parse(fs.readFileSync(json, 'utf8')));
+    const j = JSON.parse(fs.readFileSync(json, 'utf8'));
+    await testReport(ctx, name, html, j);
+    await testPhone(ctx, name, html, j);
   }
   if (env.HTML_BENCH && env.KSNAP_CORPUS_DIR) {
     const big = path.join(OUT, 'report-10k.html');

@@ -10,7 +10,7 @@
 # the corpus at ../shared/corpus (or KSNAP_CORPUS_DIR).
 # Without chromium or node_modules it skips (exit 0) unless CI is set; under
 # CI=true a missing prerequisite is a failure. Screenshots and the reports go
-# to tests/browser/out/ (or OUT_DIR).
+# to the build folder's browser-artifacts/ (or OUT_DIR), for CI to upload.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -19,7 +19,7 @@ case "$build" in /*) ;; *) build="$repo/$build" ;; esac
 export CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
 export KSNAP_BIN="${KSNAP_BIN:-$build/ksnap}"
 export HTML_BENCH="${HTML_BENCH:-$build/bench/html_report_bench}"
-export OUT_DIR="${OUT_DIR:-$here/out}"
+export OUT_DIR="${OUT_DIR:-$build/browser-artifacts}"
 in_ci=0
 if [ -n "${CI:-}" ] && [ "${CI}" != "false" ] && [ "${CI}" != "0" ]; then in_ci=1; fi
 

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "html_fixture.h"
+#include "ksnap/report/report.h"
 
 namespace ksnap::render::html {
 namespace {
@@ -32,6 +33,9 @@ diff::DiffResult fixture() {
   return r;
 }
 
+/// The report of `r` with default options (r must outlive it).
+report::Report rep(const diff::DiffResult& r) { return report::build_report(r, nullptr); }
+
 std::vector<std::string> column(const std::string& html, const std::string& attr) {
   std::vector<std::string> out;
   std::regex re(attr + "=\"([^\"]*)\"");
@@ -42,7 +46,8 @@ std::vector<std::string> column(const std::string& html, const std::string& attr
 }
 
 TEST(HtmlSummaryTest, StageTableWithTotals) {
-  std::string t = stage_table_html(fixture());
+  diff::DiffResult r = fixture();
+  std::string t = stage_table_html(rep(r));
   EXPECT_NE(t.find("data-stage=\"ptx\" data-status=\"changed\">3</td>"), std::string::npos);
   EXPECT_NE(t.find("data-stage=\"ptx\" data-status=\"unchanged\">2</td>"), std::string::npos);
   EXPECT_NE(t.find("data-stage=\"all\" data-status=\"unchanged\">7</td>"), std::string::npos);
@@ -51,7 +56,8 @@ TEST(HtmlSummaryTest, StageTableWithTotals) {
 
 TEST(HtmlSummaryTest, KernelChartsMostChangedFirst) {
   diff::DiffResult r = fixture();
-  std::string k = kernel_charts_html(r);
+  std::string k = kernel_charts_html(rep(r));
+  EXPECT_NE(k.find("id=\"kernel-legend\""), std::string::npos);
   EXPECT_EQ(column(k, "data-kernel"), (std::vector<std::string>{"matmul", "add"}));
   // 1 of 4 matmul variants unchanged in ptx, then 3 of 4 changed: 37.5 and 112.5 of 150 px.
   EXPECT_NE(k.find("class=\"s-u\" x=\"46.0\" width=\"37.5\""), std::string::npos);
@@ -59,25 +65,27 @@ TEST(HtmlSummaryTest, KernelChartsMostChangedFirst) {
   EXPECT_NE(k.find("ptx changed: 3 of 4 variants"), std::string::npos);
   SummaryLimits one;
   one.max_kernel_charts = 1;
-  std::string cut = kernel_charts_html(r, one);
+  std::string cut = kernel_charts_html(rep(r), one);
   EXPECT_EQ(cut.find("data-kernel=\"add\""), std::string::npos);
   EXPECT_NE(cut.find("… 1 more kernels"), std::string::npos);
 }
 
 TEST(HtmlSummaryTest, ResourcesRankedByRelativeChange) {
-  std::string t = resource_rank_html(fixture());
+  diff::DiffResult r = fixture();
+  std::string t = resource_rank_html(rep(r));
   EXPECT_EQ(column(t, "data-figure"), (std::vector<std::string>{"n_regs", "shared", "ptx.reg.b32",
                                                                 "ptx.reg.b32", "ptx.reg.b32"}));
   EXPECT_EQ(t.find("n_spills"), std::string::npos);
   SummaryLimits two;
   two.max_rank_rows = 2;
-  EXPECT_NE(resource_rank_html(fixture(), two).find("… 3 more figure changes"), std::string::npos);
+  EXPECT_NE(resource_rank_html(rep(r), two).find("… 3 more figure changes"), std::string::npos);
   diff::DiffResult none;
-  EXPECT_EQ(resource_rank_html(none), "");
+  EXPECT_EQ(resource_rank_html(rep(none)), "");
 }
 
 TEST(HtmlSummaryTest, OpsRankedByDelta) {
-  std::string t = op_rank_html(fixture());
+  diff::DiffResult r = fixture();
+  std::string t = op_rank_html(rep(r));
   std::regex op(R"(data-open-group="0">([^<]*)</button>)");
   std::vector<std::string> ops;
   for (auto it = std::sregex_iterator(t.begin(), t.end(), op); it != std::sregex_iterator(); ++it)
@@ -91,10 +99,11 @@ TEST(HtmlSummaryTest, SummaryEscapesNames) {
   diff::DiffResult r = fixture();
   r.variants[4].kernel = "a<b>";
   r.warnings.push_back("x & y");
-  std::string s = summary_html(r);
+  report::Report m = rep(r);
+  std::string s = summary_html(m) + overview_html(m);
   EXPECT_EQ(s.find("a<b>"), std::string::npos);
   EXPECT_NE(s.find("a&lt;b&gt;"), std::string::npos);
-  EXPECT_NE(s.find("note: x &amp; y"), std::string::npos);
+  EXPECT_NE(s.find("warning: x &amp; y"), std::string::npos);
 }
 
 }  // namespace

@@ -1,26 +1,32 @@
 // ksnap diff / show / normalize.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "affected.h"
+#include "cli_util.h"
 #include "commands.h"
+#include "diff_inputs.h"
 #include "ksnap/build/build.h"
 #include "ksnap/build/unstable.h"
 #include "ksnap/diff/engine.h"
 #include "ksnap/normalize/normalize.h"
 #include "ksnap/perf/results_reader.h"
-#include "ksnap/render/bench.h"
+#include "ksnap/report/bench.h"
+#include "ksnap/report/report.h"
 #include "ksnap/render/render.h"
 #include "ksnap/store/resolve.h"
 #include "ksnap/store/store.h"
 #include "ksnap/support/file.h"
+#include "ksnap/support/text.h"
 
 namespace ksnap::cli {
 
@@ -59,34 +65,53 @@ bool want_color(const std::string& mode, bool to_file) {
   if (mode == "never" || to_file) return false;
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color && *no_color) return false;
-  return ::isatty(STDOUT_FILENO) != 0;
-}
-
-int write_output(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-    return kExitOk;
-  }
-  Status s = write_file_atomic(path, text);
-  if (!s.is_ok()) return report_error(s);
-  return kExitOk;
+  return stdout_is_tty();
 }
 
 struct DiffArgs {
   std::string base, head, format = "terminal", output, color = "auto", stages, kernels;
+  std::string order = "pipeline", html_url;
   std::string store = store::default_store_path();  // for arguments that are recorded commits
-  bool stat = false, exit_code = false, no_diffs = false, fail_on_unstable = false, affected = false;
+  bool stat = false, name_only = false, exit_code = false, no_diffs = false, quiet = false;
+  bool no_pager = false, head_names = false, fail_on_unstable = false, affected = false;
   std::vector<std::string> unstable_from;  // unstable.json files (check-determinism output)
   uint32_t context = 3;
   unsigned jobs = 0;
-  size_t max_bytes = 60000;
+  size_t max_bytes = 60000, max_groups = 0;
   NormalizeFlags norm;
   // Benchmark-noise verdicts.
   std::vector<std::string> bench_base, bench_head;
   std::string bench_script, bench_correction = "holm";
   double bench_min_effect = 0.01, bench_alpha = 0.05;
 };
+
+/// Every --kernel and --stages value must name something in the builds: a
+/// typo must not read as "nothing changed".
+Status check_filters(const build::Build& base, const build::Build& head,
+                     const diff::DiffOptions& opts) {
+  std::vector<std::string> kernels, stages;
+  for (const auto* b : {&base, &head})
+    for (const auto& v : b->variants) {
+      kernels.push_back(v.kernel);
+      for (const auto& s : v.stages) stages.push_back(s.stage);
+      for (const auto& s : v.binaries) stages.push_back(s.stage);  // cubin, hsaco: by hash and size
+    }
+  for (auto* list : {&kernels, &stages}) {
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
+  // Pipeline order for the message; known stages first.
+  std::sort(stages.begin(), stages.end(), [](const std::string& x, const std::string& y) {
+    int rx = build::stage_rank(x), ry = build::stage_rank(y);
+    return rx != ry ? (rx < 0 ? false : ry < 0 ? true : rx < ry) : x < y;
+  });
+  for (const auto& k : opts.kernels)
+    if (!std::binary_search(kernels.begin(), kernels.end(), k)) return unknown_value("kernel", k, kernels);
+  for (const auto& s : opts.stages)
+    if (std::find(stages.begin(), stages.end(), s) == stages.end())
+      return unknown_value("stage", s, stages);
+  return Status::ok();
+}
 
 /// Reads both sides' benchmark results and decides per point.
 Expected<perf::VerdictReport> load_verdicts(const DiffArgs& a, const diff::DiffResult& r) {
@@ -100,15 +125,43 @@ Expected<perf::VerdictReport> load_verdicts(const DiffArgs& a, const diff::DiffR
   co.correction = a.bench_correction == "none" ? perf::Correction::kNone
                   : a.bench_correction == "bh" ? perf::Correction::kBenjaminiHochberg
                                                : perf::Correction::kHolm;
-  return render::bench_verdicts(r, base, head, co);
+  return report::bench_verdicts(r, base, head, co);
+}
+
+/// Writes the output: to -o FILE atomically, else to stdout, paged on a terminal.
+int emit(const DiffArgs& a, const std::string& text) {
+  if (!a.output.empty() && a.output != "-") {
+    Status s = write_file_atomic(a.output, text);
+    return s.is_ok() ? kExitOk : report_error(s);
+  }
+  return page_output(text, !a.no_pager) == 0 ? kExitOk : kExitError;
+}
+
+/// Malformed or unreadable IR: the report holds every other stage; the input
+/// errors are still errors. Prints each stage's reason to stderr (control
+/// characters escaped) and returns whether there was any.
+bool print_input_errors(const diff::DiffResult& r) {
+  bool any = false;
+  for (const auto& v : r.variants)
+    for (const auto* list : {&v.stages, &v.binaries})
+      for (const auto& s : *list)
+        if (s.input_error) {
+          std::cerr << "ksnap: " << escape_control(s.fallback) << "\n";
+          any = true;
+        }
+  return any;
 }
 
 int run_diff(const DiffArgs& a) {
   render::Format fmt;
-  if (!render::parse_format(a.stat ? "stat" : a.format, &fmt))
-    return report_error(make_error(ErrorCode::kInvalidArgument,
-                                   "unknown --format '" + a.format +
-                                       "' (terminal, markdown, json, html, stat)"));
+  std::string format = a.quiet ? "json" : a.name_only ? "name-only" : a.stat ? "stat" : a.format;
+  if (!render::parse_format(format, &fmt))
+    return report_error(unknown_value("format", a.format, {"terminal", "markdown", "json", "html", "stat", "name-only"}));
+  if (a.color != "auto" && a.color != "always" && a.color != "never")
+    return report_error(unknown_value("--color value", a.color, {"auto", "always", "never"}));
+  report::Order order;
+  if (!report::parse_order(a.order, &order))
+    return report_error(unknown_value("order", a.order, {"pipeline", "size", "kernel"}));
   if (a.affected && fmt != render::Format::kTerminal && fmt != render::Format::kJson)
     return report_error(make_error(ErrorCode::kInvalidArgument,
                                    "--affected prints text or --format json"));
@@ -121,64 +174,62 @@ int run_diff(const DiffArgs& a) {
   opts.kernels = split_csv(a.kernels);
   opts.context = a.context;
   opts.jobs = a.jobs;
-  // A folder loads as a build; anything else is a commit in the history store.
-  // Both builds load concurrently (manifests, metadata, or store reads).
-  Expected<build::Build> base = Status();
-  std::thread loader([&] { base = store::resolve_build(a.base, a.store); });
-  Expected<build::Build> head = store::resolve_build(a.head, a.store);
-  loader.join();
-  if (!base) return report_error(base.status());
-  if (!head) return report_error(head.status());
+  auto inputs = load_diff_inputs(a.base, a.head, a.store);
+  if (!inputs) return report_error(inputs.status());
+  auto& [base, head] = *inputs;
   for (const std::string& f : a.unstable_from) {
     auto u = build::read_unstable(f);
     if (!u) return report_error(u.status());
-    build::mark_unstable(*u, build::UnstableMatch::kIdentity, &*base);
-    build::mark_unstable(*u, build::UnstableMatch::kIdentity, &*head);
+    build::mark_unstable(*u, build::UnstableMatch::kIdentity, &base);
+    build::mark_unstable(*u, build::UnstableMatch::kIdentity, &head);
   }
-  auto result = diff::diff_builds(*base, *head, opts);
+  Status filters = check_filters(base, head, opts);
+  if (!filters.is_ok()) return report_error(filters);
+  Progress progress("comparing kernel-stages", !a.quiet);
+  opts.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
+  auto result = diff::diff_builds(base, head, opts);
+  progress.finish();
   if (!result) return report_error(result.status());
   if (a.affected) {  // the benchmark points to rerun (affected.h)
     Affected af = affected_points(*result);
-    int rc = write_output(a.output, fmt == render::Format::kJson ? render_affected_json(af)
-                                                                  : render_affected_text(af));
+    int rc = emit(a, fmt == render::Format::kJson ? render_affected_json(af) : render_affected_text(af));
     if (rc != kExitOk) return rc;
     return a.exit_code && af.changed_variants ? kExitDifferences : kExitOk;
   }
-  render::RenderOptions ro;
   std::optional<perf::VerdictReport> verdicts;
   if (!a.bench_base.empty()) {
     auto v = load_verdicts(a, *result);
     if (!v) return report_error(v.status());
     verdicts = std::move(*v);
-    ro.verdicts = &*verdicts;
   }
-  ro.color = want_color(a.color, !a.output.empty() && a.output != "-");
-  ro.max_bytes = a.max_bytes;
-  ro.show_diffs = !a.no_diffs;
+  report::ReportOptions ro = render::default_report_options(fmt);
+  ro.order = order;
+  ro.head_names = a.head_names;
+  ro.show_diffs = ro.show_diffs && !a.no_diffs && !a.quiet;
+  if (a.max_groups) ro.max_groups = a.max_groups;
+  report::Report rep = report::build_report(*result, verdicts ? &*verdicts : nullptr, ro);
+  // Known nondeterminism is not a difference unless asked (--fail-on-unstable).
+  const bool differs = a.fail_on_unstable ? result->any_change() : rep.any_change();
+  const int changed = (a.exit_code || a.quiet) && differs ? kExitDifferences : kExitOk;
+  if (a.quiet) return print_input_errors(*result) ? kExitError : changed;
+  const bool to_file = !a.output.empty() && a.output != "-";
+  render::WriteOptions wo;
+  wo.color = want_color(a.color, to_file);
+  wo.max_bytes = a.max_bytes;
+  wo.html_url = a.html_url;
+  wo.width = terminal_width();
   std::string text;
   switch (fmt) {
-    case render::Format::kTerminal: text = render::render_terminal(*result, ro); break;
-    case render::Format::kMarkdown: text = render::render_markdown(*result, ro); break;
-    case render::Format::kJson: text = render::render_json(*result, ro); break;
-    case render::Format::kStat: text = render::render_stat(*result, ro); break;
-    case render::Format::kHtml: text = render::render_html(*result, ro); break;
+    case render::Format::kTerminal: text = render::render_terminal(rep, wo); break;
+    case render::Format::kMarkdown: text = render::render_markdown(rep, wo); break;
+    case render::Format::kJson: text = render::render_json(rep, wo); break;
+    case render::Format::kStat: text = render::render_stat(rep, wo); break;
+    case render::Format::kNameOnly: text = render::render_name_only(rep, wo); break;
+    case render::Format::kHtml: text = render::render_html(rep, wo); break;
   }
-  int rc = write_output(a.output, text);
+  int rc = emit(a, text);
   if (rc != kExitOk) return rc;
-  // Malformed or unreadable IR: the report above holds every other stage;
-  // the input errors are still errors (stderr, exit 2).
-  bool input_error = false;
-  for (const auto& v : result->variants)
-    for (const auto* list : {&v.stages, &v.binaries})
-      for (const auto& s : *list)
-        if (s.input_error) {
-          std::cerr << "ksnap: " << s.fallback << "\n";
-          input_error = true;
-        }
-  if (input_error) return kExitError;
-  // Known nondeterminism is not a difference unless asked (--fail-on-unstable).
-  const bool differs = a.fail_on_unstable ? result->any_change() : result->any_real_change();
-  return a.exit_code && differs ? kExitDifferences : kExitOk;
+  return print_input_errors(*result) ? kExitError : changed;
 }
 
 int run_show(const std::string& path, const std::string& format) {
@@ -256,26 +307,40 @@ std::vector<std::string> split_csv(const std::string& s) {
 void register_diff_commands(CLI::App& app, Context& ctx) {
   auto a = std::make_shared<DiffArgs>();
   CLI::App* d = app.add_subcommand("diff", "Compare the kernel IR of two builds");
-  d->add_option("base", a->base, "BASE build: capture folder, Triton cache folder or recorded commit")
+  d->add_option("base", a->base,
+                "BASE: capture folder, Triton cache folder, folder of IR files, recorded commit, "
+                "or an IR file (then HEAD is one too)")
       ->required();
-  d->add_option("head", a->head, "HEAD build")->required();
-  d->add_option("--format,-f", a->format, "terminal (default), markdown, json, html, stat");
+  d->add_option("head", a->head, "HEAD, the same kinds as BASE")->required();
+  d->add_option("--format,-f", a->format, "terminal (default), markdown, json, html, stat, name-only");
   d->add_flag("--stat", a->stat, "One line per changed variant, like git diff --stat");
+  d->add_flag("--name-only", a->name_only, "Only the names of the changed variants, one per line");
+  d->add_flag("-q,--quiet", a->quiet, "No output; exit 1 when anything changed (implies --exit-code)");
   d->add_option("--output,-o", a->output, "Write the report to this file (atomically)");
-  d->add_option("--color", a->color, "auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
+  d->add_option("--color", a->color, "auto (default), always, never; --color alone = always")
+      ->expected(0, 1)
+      ->default_str("always");
+  d->add_flag("--no-pager", a->no_pager, "Do not page the output on a terminal ($KSNAP_PAGER, $PAGER, less)");
   d->add_flag("--exit-code", a->exit_code,
               "Exit 1 when any IR changed, known-unstable changes aside (default: always 0)");
   d->add_flag("--fail-on-unstable", a->fail_on_unstable,
-              "With --exit-code: changes of known-unstable variant-stages count too");
+              "With --exit-code (or -q): changes of known-unstable variant-stages count too");
   d->add_option("--unstable-from", a->unstable_from,
                 "unstable.json of known compiler nondeterminism (check-determinism -f json; "
                 "repeatable); captures' own unstable.json and recorded commits need none");
   d->add_option("--stages", a->stages, "Comma-separated stages (default: all but source)");
   d->add_option("--kernel", a->kernels, "Comma-separated kernel names to compare");
+  d->add_option("--order", a->order,
+                "Order of the changes: pipeline (default: kernels by impact, stages in pipeline "
+                "order), size (largest first), kernel (by name)");
+  d->add_flag("--head-names", a->head_names,
+              "Show HEAD lines with HEAD's own value and block names (default: BASE's names)");
   d->add_option("--context,-U", a->context, "Context lines around changes (default 3)");
   d->add_option("--jobs,-j", a->jobs, "Worker threads (default: one per core)");
   d->add_option("--store", a->store, "History store for commit arguments (default .ksnap/history.db)");
-  d->add_option("--max-bytes", a->max_bytes, "Markdown size cap in bytes (default 60000)");
+  d->add_option("--max-bytes", a->max_bytes, "Markdown size cap in bytes, the whole comment (default 60000)");
+  d->add_option("--max-groups", a->max_groups, "Change groups shown in full (terminal, Markdown: 200)");
+  d->add_option("--html-url", a->html_url, "Markdown: link to the full HTML report (e.g. a CI artifact)");
   d->add_flag("--no-diffs", a->no_diffs, "Summary and group headers only");
   d->add_flag("--affected", a->affected,
               "List the benchmark points whose variants changed (text, or --format json)");

@@ -1,5 +1,7 @@
 // ksnap: did this change touch my kernels, and which variant should run?
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "commands.h"
 
@@ -24,8 +26,19 @@ int main(int argc, char** argv) {
   ksnap::cli::register_capture_commands(app, ctx);
   ksnap::cli::register_determinism_commands(app, ctx);
   ksnap::cli::register_recompile_command(app, ctx);
+  // `--color` alone means always (as in git); CLI11 would take the next
+  // argument (BASE) as its value, so spell it out first.
+  std::vector<std::string> args;
+  for (int i = argc - 1; i >= 1; --i) {
+    std::string arg = argv[i];
+    if (arg == "--color" && (i + 1 >= argc || (std::string(argv[i + 1]) != "auto" &&
+                                               std::string(argv[i + 1]) != "always" &&
+                                               std::string(argv[i + 1]) != "never")))
+      arg = "--color=always";
+    args.push_back(arg);  // CLI11 takes the arguments in reverse order
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);  // prints help or the usage error
     return rc == 0 ? ksnap::cli::kExitOk : ksnap::cli::kExitError;

@@ -3,6 +3,7 @@
 // ones get a structural diff (diff/structural.h).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct DiffOptions {
   uint32_t context = 3;
   /// Worker threads; 0 = one per core.
   unsigned jobs = 0;
+  /// Called after each (variant, stage) comparison with (done, total), from
+  /// worker threads one call at a time (never concurrently); may be empty.
+  std::function<void(size_t done, size_t total)> progress;
 };
 
 /// Compares two loaded builds. A stage whose IR is malformed, unreadable or

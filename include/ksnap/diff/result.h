@@ -48,6 +48,13 @@ struct DiffLine {
   uint32_t head_line = 0;  ///< 1-based line in the HEAD file (0 for removed lines).
   int32_t py_line = -1;    ///< Python source line (BASE's for removed/context, HEAD's for added).
   std::vector<Span> highlights;  ///< Word-level changes against the paired line.
+  /// HEAD's own spelling of an added or context line when it differs from
+  /// `text` (HEAD symbols renamed to BASE's names); empty otherwise. Shown
+  /// with `--head-names`.
+  std::string head_text;
+  /// `highlights` mapped onto `head_text` (a renamed symbol is highlighted
+  /// only where the word itself changed, never for the renaming).
+  std::vector<Span> head_highlights;
 };
 
 struct Hunk {
@@ -72,6 +79,10 @@ struct StageDiff {
   std::map<std::string, int64_t> op_deltas;
   /// Resource figures read from the IR itself (PTX .reg counts, ...).
   std::map<std::string, FigurePair> resources;
+  /// Statistics of the stage's normalized IR (diff/statistics.h:
+  /// instructions, lines, instruction classes), for stages that were
+  /// normalized (changed, added, removed); empty for unchanged stages.
+  std::map<std::string, FigurePair> stats;
   /// Hash of the change with symbols and numbers masked (0 when unchanged):
   /// equal signatures = the same change; drives grouping.
   uint64_t change_signature = 0;

@@ -1,6 +1,8 @@
-// ksnap renderers: each turns one diff::DiffResult into one output format.
-// What is computed is decided by diff::DiffOptions; RenderOptions only decide
-// how it is shown (color, caps, how much of each group).
+// ksnap writers: each writes one report::Report (the report model) in one
+// format. What is shown and in what order is decided by report::build_report;
+// a writer only decides spelling: colors, table layout, escaping for its
+// medium (terminal control characters, Markdown fences, HTML), and the byte
+// cap of a PR comment.
 #pragma once
 
 #include <cstddef>
@@ -8,33 +10,45 @@
 
 #include "ksnap/diff/result.h"
 #include "ksnap/perf/verdict.h"
+#include "ksnap/report/report.h"
 
 namespace ksnap::render {
 
-enum class Format { kTerminal, kMarkdown, kJson, kHtml, kStat };
+enum class Format { kTerminal, kMarkdown, kJson, kHtml, kStat, kNameOnly };
 
-/// Parses "terminal", "markdown"/"md", "json", "html", "stat".
+/// Parses "terminal", "markdown"/"md", "json", "html", "stat", "name-only".
 bool parse_format(const std::string& s, Format* out);
 
-struct RenderOptions {
-  bool color = false;             ///< ANSI colors (terminal, stat).
-  size_t max_bytes = 60000;       ///< Markdown size cap (GitHub comments hold 65536).
-  size_t max_groups = 200;        ///< Groups shown in full (terminal, markdown).
-  size_t max_lines_per_group = 400;  ///< Diff lines shown per group before "… N more".
-  size_t max_variants_listed = 12;   ///< Variants named per group before "and N more".
-  bool show_diffs = true;         ///< False: summary and group headers only.
-  /// Benchmark-noise verdicts to show beside the IR result (computed by
-  /// perf::make_verdicts from the same result; null = none).
-  const perf::VerdictReport* verdicts = nullptr;
+/// The report options each format shows by default: the terminal and
+/// Markdown cap groups, lines and lists; JSON keeps everything; HTML keeps
+/// everything but caps lines per group at 20,000.
+report::ReportOptions default_report_options(Format f);
+
+/// How a writer spells the report.
+struct WriteOptions {
+  bool color = false;        ///< ANSI colors (terminal, stat), ksnap's own only.
+  size_t max_bytes = 60000;  ///< Markdown: the whole comment (GitHub holds 65,536 chars).
+  size_t width = 80;         ///< --stat: terminal columns.
+  /// Markdown: where the full HTML report is (a CI artifact); shown at the
+  /// top and where groups were cut. Empty: the comment says how to make it.
+  std::string html_url;
 };
 
-std::string render_terminal(const diff::DiffResult& r, const RenderOptions& o = {});
-std::string render_markdown(const diff::DiffResult& r, const RenderOptions& o = {});
-std::string render_json(const diff::DiffResult& r, const RenderOptions& o = {});
-std::string render_stat(const diff::DiffResult& r, const RenderOptions& o = {});
-/// One self-contained HTML page (no network, no external URL) with the
-/// summary, filters, search and every change group's hunks, syntax-highlighted
-/// by ksnap's IR lexer; the page renders group bodies lazily (docs/html-report.md).
-std::string render_html(const diff::DiffResult& r, const RenderOptions& o = {});
+std::string render_terminal(const report::Report& r, const WriteOptions& w = {});
+std::string render_markdown(const report::Report& r, const WriteOptions& w = {});
+/// The model's schema (docs/diff-json.md), version 2.
+std::string render_json(const report::Report& r, const WriteOptions& w = {});
+/// One line per changed variant with +/- bars, like `git diff --stat`.
+std::string render_stat(const report::Report& r, const WriteOptions& w = {});
+/// One line per changed variant: kernel, label and its changed stages.
+std::string render_name_only(const report::Report& r, const WriteOptions& w = {});
+/// One self-contained HTML page (no network, no external URL); its data
+/// island is render_json's output with lexer token runs added per line
+/// (docs/html-report.md).
+std::string render_html(const report::Report& r, const WriteOptions& w = {});
+
+/// Builds the report of `r` with default_report_options(f) and writes it.
+std::string render(Format f, const diff::DiffResult& r, const WriteOptions& w = {},
+                   const perf::VerdictReport* verdicts = nullptr);
 
 }  // namespace ksnap::render

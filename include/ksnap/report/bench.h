@@ -8,7 +8,7 @@
 #include "ksnap/diff/result.h"
 #include "ksnap/perf/verdict.h"
 
-namespace ksnap::render {
+namespace ksnap::report {
 
 /// The variants of `r` as the perf layer sees them.
 std::vector<perf::VariantInfo> variant_infos(const diff::DiffResult& r);
@@ -18,4 +18,4 @@ perf::VerdictReport bench_verdicts(const diff::DiffResult& r, const perf::BenchR
                                    const perf::BenchResults& head,
                                    const perf::CompareOptions& opts = {});
 
-}  // namespace ksnap::render
+}  // namespace ksnap::report

@@ -1,6 +1,6 @@
-#include "ksnap/render/bench.h"
+#include "ksnap/report/bench.h"
 
-namespace ksnap::render {
+namespace ksnap::report {
 
 std::vector<perf::VariantInfo> variant_infos(const diff::DiffResult& r) {
   std::vector<perf::VariantInfo> out;
@@ -30,4 +30,4 @@ perf::VerdictReport bench_verdicts(const diff::DiffResult& r, const perf::BenchR
   return perf::make_verdicts(base, head, infos, opts);
 }
 
-}  // namespace ksnap::render
+}  // namespace ksnap::report

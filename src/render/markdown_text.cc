@@ -1,0 +1,73 @@
+// Safe Markdown text; see markdown_text.h.
+#include "render/markdown_text.h"
+
+#include <algorithm>
+
+#include "ksnap/support/text.h"
+#include "render/html_text.h"
+
+namespace ksnap::render::md {
+
+namespace {
+
+constexpr char kZeroWidthSpace[] = "\xE2\x80\x8B";
+
+size_t longest_backtick_run(std::string_view s) {
+  size_t best = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    best = std::max(best, run);
+  }
+  return best;
+}
+
+/// Zero-width spaces that stop @mentions, #123 references and autolinks.
+std::string neutralize(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    out += c;
+    bool next_digit = i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '9';
+    if (c == '@' || (c == '#' && next_digit) || (c == ':' && s.substr(i + 1, 2) == "//") ||
+        (c == 'w' && s.substr(i, 4) == "www."))
+      out += kZeroWidthSpace;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string fence_for(std::string_view content) {
+  return std::string(std::max<size_t>(3, longest_backtick_run(content) + 1), '`');
+}
+
+std::string truncate(std::string_view s, size_t max) {
+  if (s.size() <= max) return std::string(s);
+  size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return std::string(s.substr(0, n)) + "…";
+}
+
+std::string block_line(std::string_view s) { return escape_control(s, /*keep_tab=*/true); }
+
+std::string code_span(std::string_view s, bool in_table) {
+  std::string t = escape_control(s, /*keep_tab=*/false);
+  if (in_table) {
+    std::string esc;
+    for (char c : t) {
+      if (c == '|') esc += '\\';
+      esc += c;
+    }
+    t = std::move(esc);
+  }
+  std::string ticks(longest_backtick_run(t) + 1, '`');
+  bool pad = !t.empty() && (t.front() == '`' || t.back() == '`');
+  return ticks + (pad ? " " : "") + t + (pad ? " " : "") + ticks;
+}
+
+std::string html_text(std::string_view s) {
+  return neutralize(html::escape_html(escape_control(s, /*keep_tab=*/false)));
+}
+
+}  // namespace ksnap::render::md

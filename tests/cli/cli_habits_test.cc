@@ -1,0 +1,285 @@
+// CLI habits of `ksnap diff`, on the real binary: what a reader sees first,
+// typos that must not read as "nothing changed", -q / --name-only / --color,
+// --stat sized to the terminal, a pager only on a terminal, two IR files and
+// folders of IR files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <map>
+#include <vector>
+
+#include "cli/cli_util.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+using ksnap::cli_test::CmdResult;
+using ksnap::cli_test::TempDir;
+
+std::string example(const std::string& b) { return std::string(KSNAP_EXAMPLE_DIR) + "/" + b; }
+std::string shared(const std::string& b) { return std::string(KSNAP_CORPUS_DIR) + "/" + b; }
+
+/// `ksnap ARGS` with `env` ("NAME=value ..."), COLUMNS=100 unless env sets it.
+CmdResult run(const std::string& args, const std::string& env = "") {
+  return ksnap::cli_test::run_env("COLUMNS=100 " + env + " ", args);
+}
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string l; std::getline(ss, l);) out.push_back(l);
+  return out;
+}
+
+size_t columns(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+bool have_shared_corpus() { return fs::exists(shared("fusion_off/manifest.json")); }
+
+/// Writes `text` with every `from` replaced by `to` to `path`.
+void write_edited(const std::string& text, const std::string& from, const std::string& to,
+                  const std::string& path) {
+  std::string s = text;
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << s;
+}
+
+std::string example_file(const std::string& name) {
+  for (auto& p : fs::recursive_directory_iterator(example("base") + "/cache"))
+    if (p.path().filename() == name) return p.path();
+  return "";
+}
+
+TEST(FirstScreen, FusionOffShowsTheRegisterChangeAndOneOptionLine) {
+  if (!have_shared_corpus()) GTEST_SKIP() << "no shared corpus";
+  CmdResult r = run("diff " + shared("base") + " " + shared("fusion_off"));
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GT(lines.size(), 24u);
+  std::string screen;
+  for (size_t i = 0; i < 24; ++i) screen += lines[i] + "\n";
+  EXPECT_TRUE(std::regex_search(screen, std::regex(R"(binary\s+n_regs\s+11 of 19\s+3\s+0)"))) << screen;
+  // One collapsed line for the option every variant changed, on screen.
+  size_t option_lines = 0;
+  for (const auto& l : lines) option_lines += l.find("enable_fp_fusion") != std::string::npos;
+  EXPECT_EQ(option_lines, 1u);
+  EXPECT_NE(screen.find("enable_fp_fusion: true → false — 19 variants of 5 kernels"), std::string::npos)
+      << screen;
+}
+
+TEST(FirstScreen, NoLicmEachKernelStartsWithItsTtgirChange) {
+  std::string dir = have_shared_corpus() ? shared("") : example("");
+  CmdResult r = run("diff " + dir + "base " + dir + "no_licm");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::vector<std::string> lines = lines_of(r.out);
+  size_t kernels = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("━━ ", 0) != 0) continue;
+    ++kernels;
+    size_t j = i + 1;
+    while (j < lines.size() && lines[j].rfind("── ", 0) != 0) ++j;
+    ASSERT_LT(j, lines.size()) << lines[i];
+    EXPECT_NE(lines[j].find(" · ttgir · "), std::string::npos) << lines[i] << "\n" << lines[j];
+  }
+  EXPECT_EQ(kernels, have_shared_corpus() ? 4u : 4u);
+}
+
+TEST(Typos, UnknownValuesExit2AndSayWhatWasMeant) {
+  std::string b = example("base"), h = example("no_licm");
+  struct Case {
+    std::string args, want;
+  } cases[] = {
+      {"--kernel softmax", "unknown kernel 'softmax' (did you mean 'softmax_kernel'?)"},
+      {"--kernel softmax_kernel,atn_fwd", "unknown kernel 'atn_fwd' (did you mean 'attn_fwd'?)"},
+      {"--stages tgir", "unknown stage 'tgir' (did you mean 'ttgir'?)"},
+      {"--stages TTGIR", "unknown stage 'TTGIR' (did you mean 'ttgir'?)"},
+      {"--stages ptx,sass", "unknown stage 'sass'"},
+      {"--order sise", "unknown order 'sise' (did you mean 'size'?)"},
+      {"--format jsn", "unknown format 'jsn' (did you mean 'json'?)"},
+      {"--color=nevr", "did you mean 'never'?"},
+  };
+  for (const auto& c : cases) {
+    CmdResult r = run("diff " + b + " " + h + " " + c.args + " --exit-code");
+    EXPECT_EQ(r.rc, 2) << c.args;
+    EXPECT_NE(r.err.find(c.want), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.args;
+  }
+  // Right values still work.
+  EXPECT_EQ(run("diff " + b + " " + h + " --kernel softmax_kernel --stages ttgir --exit-code").rc, 1);
+}
+
+TEST(Habits, QuietNameOnlyAndBareColor) {
+  std::string b = example("base");
+  CmdResult q = run("diff " + b + " " + example("no_licm") + " -q");
+  EXPECT_EQ(q.rc, 1);
+  EXPECT_TRUE(q.out.empty());
+  CmdResult qn = run("diff " + b + " " + example("noise") + " --quiet");
+  EXPECT_EQ(qn.rc, 0);
+  EXPECT_TRUE(qn.out.empty());
+
+  CmdResult n = run("diff " + b + " " + example("no_licm") + " --name-only");
+  ASSERT_EQ(n.rc, 0) << n.err;
+  CmdResult j = run("diff " + b + " " + example("no_licm") + " -f json");
+  json d = json::parse(j.out);
+  EXPECT_EQ(lines_of(n.out).size(), d["totals"]["changed_variants"].get<size_t>());
+  EXPECT_EQ(lines_of(n.out)[0].find('\x1b'), std::string::npos);
+  for (const auto& l : lines_of(n.out)) EXPECT_NE(l.find(" {"), std::string::npos) << l;
+
+  // --color alone means always, and does not swallow BASE.
+  CmdResult c = run("diff --color " + b + " " + example("no_licm"));
+  ASSERT_EQ(c.rc, 0) << c.err;
+  EXPECT_NE(c.out.find("\x1b[1m"), std::string::npos);
+  CmdResult never = run("diff " + b + " " + example("no_licm") + " --color never");
+  EXPECT_EQ(never.out.find('\x1b'), std::string::npos);
+  CmdResult piped = run("diff " + b + " " + example("no_licm"));
+  EXPECT_EQ(piped.out.find('\x1b'), std::string::npos) << "no color into a pipe";
+}
+
+TEST(Habits, StatFitsTheTerminalAndDrawsBothSides) {
+  for (int width : {60, 80, 200}) {
+    CmdResult r = run("diff " + example("base") + " " + example("no_licm") + " --stat",
+                      "COLUMNS=" + std::to_string(width));
+    ASSERT_EQ(r.rc, 0) << r.err;
+    for (const auto& l : lines_of(r.out)) EXPECT_LE(columns(l), static_cast<size_t>(width)) << l;
+  }
+  // +4/-4 of one variant: four of each, not "8 -".
+  TempDir t("cli_habits");
+  std::string src = read(example_file("softmax_kernel.ttgir"));
+  ASSERT_FALSE(src.empty());
+  write_edited(src, "arith.andi", "arith.andi", t.path + "/a/softmax_kernel.ttgir");
+  write_edited(src, "arith.andi", "arith.ori", t.path + "/b/softmax_kernel.ttgir");
+  CmdResult r = run("diff " + t.path + "/a/softmax_kernel.ttgir " + t.path + "/b/softmax_kernel.ttgir --stat");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("| 8 ++++----\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 variant changed, 4 insertions(+), 4 deletions(-)"), std::string::npos) << r.out;
+}
+
+TEST(Inputs, TwoFilesAndFoldersOfIrFiles) {
+  TempDir t("cli_habits");
+  std::string ttgir = read(example_file("softmax_kernel.ttgir"));
+  std::string ptx = read(example_file("softmax_kernel.ptx"));
+  ASSERT_FALSE(ttgir.empty());
+  ASSERT_FALSE(ptx.empty());
+  write_edited(ttgir, "arith.andi", "arith.andi", t.path + "/a/softmax_kernel.ttgir");
+  write_edited(ttgir, "arith.andi", "arith.ori", t.path + "/b/softmax_kernel.ttgir");
+  write_edited(ptx, "\n", "\n", t.path + "/a/softmax_kernel.ptx");
+  write_edited(ptx, "\n", "\n", t.path + "/b/softmax_kernel.ptx");
+  // Two files.
+  CmdResult two = run("diff " + t.path + "/a/softmax_kernel.ttgir " + t.path + "/b/softmax_kernel.ttgir --exit-code");
+  EXPECT_EQ(two.rc, 1) << two.err;
+  EXPECT_NE(two.out.find("softmax_kernel · ttgir · 1 variant · +4 −4 lines"), std::string::npos) << two.out;
+  // Two plain folders: one variant per stem, one stage per extension.
+  CmdResult dirs = run("diff " + t.path + "/a " + t.path + "/b -f json");
+  ASSERT_EQ(dirs.rc, 0) << dirs.err;
+  json d = json::parse(dirs.out);
+  ASSERT_EQ(d["variants"].size(), 1u);
+  EXPECT_EQ(d["variants"][0]["stages"]["ttgir"]["status"], "changed");
+  EXPECT_EQ(d["variants"][0]["stages"]["ptx"]["status"], "unchanged");
+  // What does not work says what would.
+  std::ofstream(t.path + "/notes.txt") << "hello\n";
+  fs::create_directories(t.path + "/empty");
+  struct Case {
+    std::string args, want;
+  } cases[] = {
+      {t.path + "/a/softmax_kernel.ttgir " + t.path + "/a/softmax_kernel.ptx",
+       "cannot compare a ttgir file"},
+      {t.path + "/notes.txt " + t.path + "/notes.txt", "cannot tell the IR kind of"},
+      {t.path + "/a/softmax_kernel.ttgir " + t.path + "/b", "is a file and"},
+      {t.path + "/empty " + t.path + "/b", "no IR files"},
+  };
+  for (const auto& c : cases) {
+    CmdResult r = run("diff " + c.args);
+    EXPECT_EQ(r.rc, 2) << c.args;
+    EXPECT_NE(r.err.find(c.want), std::string::npos) << c.args << ": " << r.err;
+  }
+}
+
+TEST(Habits, PagerOnlyOnATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1) for a pty";
+  TempDir t("cli_habits");
+  std::string paged = t.path + "/paged.txt";
+  std::string diff = std::string(KSNAP_BINARY) + " diff " + example("base") + " " + example("no_licm");
+  auto in_pty = [&](const std::string& flags) {
+    std::string cmd = "script -qec \"env KSNAP_PAGER='cat > " + paged + "' " + diff + flags +
+                      "\" /dev/null > /dev/null 2>&1";
+    return std::system(cmd.c_str());
+  };
+  ASSERT_EQ(in_pty(""), 0);
+  std::string text = read(paged);
+  EXPECT_NE(text.find("ksnap diff base → no_licm"), std::string::npos) << "paged on a terminal";
+  fs::remove(paged);
+  ASSERT_EQ(in_pty(" --no-pager"), 0);
+  EXPECT_FALSE(fs::exists(paged)) << "--no-pager";
+  CmdResult piped = run("diff " + example("base") + " " + example("no_licm"), "KSNAP_PAGER='cat > " + paged + "'");
+  EXPECT_EQ(piped.rc, 0);
+  EXPECT_FALSE(fs::exists(paged)) << "no pager into a pipe";
+  EXPECT_NE(piped.out.find("ksnap diff base → no_licm"), std::string::npos);
+}
+
+TEST(Habits, ProgressOnlyOnATerminalStderr) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1) for a pty";
+  TempDir t("cli_habits");
+  std::string log = t.path + "/tty.txt", out = t.path + "/out.txt";
+  std::string cmd = "script -qec \"env KSNAP_PROGRESS_DELAY_MS=0 " + std::string(KSNAP_BINARY) + " diff " +
+                    example("base") + " " + example("no_licm") + " --stat > " + out + "\" " + log +
+                    " > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_TRUE(std::regex_search(read(log), std::regex(R"(ksnap: comparing kernel-stages ([0-9]+)/\1)")))
+      << read(log);
+  EXPECT_EQ(read(out).find("comparing"), std::string::npos) << "progress stays on stderr";
+  CmdResult piped = run("diff " + example("base") + " " + example("no_licm"), "KSNAP_PROGRESS_DELAY_MS=0");
+  EXPECT_EQ(piped.err, "") << "no progress when stderr is not a terminal";
+}
+
+TEST(Habits, OrderAndHeadNames) {
+  std::string dir = have_shared_corpus() ? shared("") : example("");
+  CmdResult p = run("diff " + dir + "base " + dir + "no_licm -f json");
+  CmdResult s = run("diff " + dir + "base " + dir + "no_licm -f json --order size --head-names");
+  ASSERT_EQ(p.rc, 0);
+  ASSERT_EQ(s.rc, 0);
+  json jp = json::parse(p.out), js = json::parse(s.out);
+  EXPECT_EQ(jp["order"], "pipeline");
+  EXPECT_EQ(js["order"], "size");
+  EXPECT_EQ(jp["names"], "base");
+  EXPECT_EQ(js["names"], "head");
+  uint64_t prev = UINT64_MAX;
+  for (const auto& g : js["groups"]) {
+    EXPECT_LE(g["weight"].get<uint64_t>(), prev);
+    prev = g["weight"].get<uint64_t>();
+  }
+  // Same changes, other spelling: some line shows HEAD's own names.
+  size_t differ = 0, total = 0;
+  std::map<std::string, const json*> by_key;
+  for (const auto& g : jp["groups"]) by_key[g["kernel"].get<std::string>() + g["stage"].get<std::string>() + g["signature"].get<std::string>()] = &g;
+  for (const auto& g : js["groups"]) {
+    const json* q = by_key[g["kernel"].get<std::string>() + g["stage"].get<std::string>() + g["signature"].get<std::string>()];
+    ASSERT_NE(q, nullptr);
+    for (size_t h = 0; h < g["hunks"].size(); ++h)
+      for (size_t i = 0; i < g["hunks"][h]["lines"].size(); ++i) {
+        ++total;
+        differ += g["hunks"][h]["lines"][i][1] != (*q)["hunks"][h]["lines"][i][1];
+      }
+  }
+  EXPECT_GT(total, 0u);
+  EXPECT_GT(differ, 0u);
+}
+
+}  // namespace

@@ -1,0 +1,154 @@
+// How HEAD lines are spelled in a diff: with BASE's names where symbols
+// correspond (sigils, quotes and label syntax kept), with a marked name where
+// HEAD's own name would denote another BASE symbol, and with HEAD's own text
+// and highlights kept beside for --head-names. Real corpus IR, then small
+// LLVM IR cases written out in full.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "ksnap/diff/engine.h"
+#include "ksnap/diff/structural.h"
+#include "ksnap/support/file.h"
+
+namespace fs = std::filesystem;
+
+namespace ksnap::diff {
+namespace {
+
+StageDiff diff_texts(const std::string& a, const std::string& b, ir::Dialect d) {
+  auto ma = norm::normalize(TextBuffer("base", a), d);
+  auto mb = norm::normalize(TextBuffer("head", b), d);
+  EXPECT_TRUE(ma && mb);
+  StageDiff sd;
+  if (ma && mb) structural_diff(*ma, *mb, StructuralOptions{3}, &sd);
+  return sd;
+}
+
+const DiffLine* find_line(const StageDiff& sd, LineKind kind, const std::string& needle) {
+  for (const auto& h : sd.hunks)
+    for (const auto& l : h.lines)
+      if (l.kind == kind && l.text.find(needle) != std::string::npos) return &l;
+  return nullptr;
+}
+
+std::string spans_text(const std::string& text, const std::vector<Span>& spans) {
+  std::string out;
+  for (const Span& s : spans) out.append("[").append(text, s.begin, s.end - s.begin).append("]");
+  return out;
+}
+
+// BASE: blocks %4 and %5. HEAD: one op inserted first, so every value and
+// block number moves by one, and one op edited (mul -> shl).
+constexpr char kBase[] = R"(define void @k(i32 %0) {
+  %2 = icmp eq i32 %0, 0
+  br i1 %2, label %4, label %5
+4:
+  %3 = mul i32 %0, %0
+  br label %5
+5:
+  %6 = phi i32 [ 0, %1 ], [ %3, %4 ]
+  ret void
+}
+)";
+constexpr char kHead[] = R"(define void @k(i32 %0) {
+  %2 = add i32 %0, 7
+  %3 = icmp eq i32 %0, 0
+  br i1 %3, label %5, label %6
+5:
+  %4 = shl i32 %0, %0
+  br label %6
+6:
+  %7 = phi i32 [ 0, %1 ], [ %4, %5 ]
+  ret void
+}
+)";
+
+TEST(DisplayNames, HeadLinesKeepLlvmSyntaxWithBaseNames) {
+  StageDiff sd = diff_texts(kBase, kHead, ir::Dialect::kLlvm);
+  // The renumbered branch is unchanged: a context line in BASE's spelling,
+  // with HEAD's own spelling kept beside it.
+  const DiffLine* br = find_line(sd, LineKind::kContext, "br i1");
+  ASSERT_NE(br, nullptr);
+  EXPECT_EQ(br->text, "br i1 %2, label %4, label %5");
+  EXPECT_EQ(br->head_text, "br i1 %3, label %5, label %6");
+  // The edited op: its block and value keep their sigils; only the op is
+  // highlighted, in both spellings.
+  const DiffLine* shl = find_line(sd, LineKind::kAdded, "shl");
+  ASSERT_NE(shl, nullptr);
+  EXPECT_EQ(shl->text, "%3 = shl i32 %0, %0");
+  EXPECT_EQ(spans_text(shl->text, shl->highlights), "[shl]");
+  // The new op's value is HEAD-only, and BASE's %2 is shown for HEAD's %3:
+  // HEAD's own "%2" would name that other value, so it is marked.
+  const DiffLine* add = find_line(sd, LineKind::kAdded, "add i32");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->text, "%h_2 = add i32 %0, 7");
+  EXPECT_EQ(add->head_text, "%2 = add i32 %0, 7");
+}
+
+TEST(DisplayNames, HeadHighlightsSkipTheRenaming) {
+  // One line whose value and block are renamed and whose op changed: the
+  // highlight is on the op in the shown text and in HEAD's own text.
+  std::string base = kBase, head = kHead;
+  StageDiff sd = diff_texts(base, head, ir::Dialect::kLlvm);
+  const DiffLine* shl = find_line(sd, LineKind::kAdded, "shl");
+  ASSERT_NE(shl, nullptr);
+  ASSERT_FALSE(shl->head_text.empty());
+  EXPECT_EQ(shl->head_text, "%4 = shl i32 %0, %0");
+  EXPECT_EQ(spans_text(shl->head_text, shl->head_highlights), "[shl]");
+  const DiffLine* phi = find_line(sd, LineKind::kContext, "phi");
+  if (phi) {
+    EXPECT_EQ(phi->text, "%6 = phi i32 [ 0, %1 ], [ %3, %4 ]");
+  }
+}
+
+/// Every HEAD line of every changed LLVM IR and PTX stage of the corpus pairs
+/// keeps the syntax of its labels and the sigils of its operands, and its
+/// head_text (when set) is HEAD's own line.
+TEST(DisplayNames, CorpusLinesKeepLabelSyntax) {
+  std::string corpus = KSNAP_CORPUS_DIR;
+  if (!fs::exists(corpus + "/no_licm/manifest.json")) corpus = KSNAP_EXAMPLE_DIR;
+  std::regex bad_label(R"(label [^%\s])");          // `br label 168`
+  std::regex bad_phi(R"(\[ [^,\]]+, [^%\s\]])");   // `[ 0, .lr.ph ]`
+  std::regex bad_bra(R"(\bbra(\.uni)?\s+[^$\s])");  // PTX branch targets are $L labels
+  size_t checked = 0;
+  for (const char* head : {"no_licm", "fusion_off"}) {
+    DiffOptions o;
+    o.stages = {"llir", "ptx"};
+    auto r = diff_paths(corpus + "/base", corpus + "/" + head, o);
+    ASSERT_TRUE(r) << r.status().to_string();
+    for (const auto& v : r->variants)
+      for (const auto& s : v.stages) {
+        if (s.status != ChangeStatus::kChanged) continue;
+        ir::Dialect d;
+        ASSERT_TRUE(ir::dialect_for_stage(s.stage, &d));
+        auto hb = read_text_file(s.head_path);
+        ASSERT_TRUE(hb);
+        auto hm = norm::normalize(*hb, d);
+        ASSERT_TRUE(hm);
+        std::map<uint32_t, std::string> head_display;
+        for (const auto& u : hm->units)
+          for (const auto& l : u.lines) head_display[l.line_no] = l.display;
+        for (const auto& h : s.hunks)
+          for (const auto& l : h.lines) {
+            if (l.kind == LineKind::kRemoved) continue;
+            ++checked;
+            for (const std::string* t : {&l.text, &l.head_text}) {
+              EXPECT_FALSE(std::regex_search(*t, bad_label)) << *t;
+              EXPECT_FALSE(std::regex_search(*t, bad_phi)) << *t;
+              EXPECT_FALSE(std::regex_search(*t, bad_bra)) << *t;
+            }
+            if (!l.head_text.empty()) {
+              EXPECT_EQ(l.head_text, head_display[l.head_line]);
+            }
+            for (const Span& sp : l.head_highlights) EXPECT_LE(sp.end, l.head_text.size());
+          }
+      }
+  }
+  EXPECT_GT(checked, 100u);
+}
+
+}  // namespace
+}  // namespace ksnap::diff
