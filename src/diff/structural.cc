@@ -9,7 +9,9 @@
 //   3. symbol correspondences are learned from the aligned lines (defs vote
 //      strongly, uses weakly), then from moved and edited lines;
 //   4. the lines re-align on shape + corresponding symbols: a line is
-//      unchanged when it is the same op on the same (corresponding) operands.
+//      unchanged when it is the same op on the same (corresponding) operands;
+//      exact correspondences first, then with a repeated computation standing
+//      for its first one (a value computed twice is used by either copy).
 // Module-scope symbols whose canonical ids are equal correspond from the
 // start. Should every line find a counterpart while the canonical texts
 // differ, the units are diffed again on canonical keys, so that a change is
@@ -252,14 +254,15 @@ class Differ {
   /// BASE symbol standing for `b`: a value computed twice by the same op on the
   /// same operands is represented by its first computation; a module-scope
   /// symbol by its canonical id (two aliases of equal definition are one).
-  uint64_t base_sym(uint32_t b) const {
+  /// `exact`: the symbol itself, not its representative.
+  uint64_t base_sym(uint32_t b, bool exact = false) const {
     const norm::Symbol& s = base_.symbols[b];
     if (s.unit < 0) return kGlobalTag | (s.canonical >> 2);
-    return rep_[b] >= 0 ? static_cast<uint64_t>(rep_[b]) : b;
+    return rep_[b] >= 0 && !exact ? static_cast<uint64_t>(rep_[b]) : b;
   }
-  uint64_t head_sym(uint32_t h) const {
+  uint64_t head_sym(uint32_t h, bool exact = false) const {
     int32_t b = map_[h];
-    if (b >= 0) return base_sym(static_cast<uint32_t>(b));
+    if (b >= 0) return base_sym(static_cast<uint32_t>(b), exact);
     const norm::Symbol& s = head_.symbols[h];
     return s.unit < 0 ? kGlobalTag | (s.canonical >> 2) : kUnmappedTag | h;
   }
@@ -314,17 +317,29 @@ class Differ {
   // ---- keys ----------------------------------------------------------------
   static uint64_t shape_key(const Line& l) { return hash64(l.shape); }
 
-  uint64_t base_key(const Line& l) const {
+  /// A line's shape and the BASE symbols it names (`exact`: themselves, else
+  /// their representatives): equal keys on both sides = an unchanged line.
+  uint64_t base_key(const Line& l, bool exact) const {
     Hasher h;
     h.update(l.shape);
-    for (const auto& s : l.symbols) h.update_u64(base_sym(s.id));
+    for (const auto& s : l.symbols) h.update_u64(base_sym(s.id, exact));
     return h.digest();
   }
-  uint64_t head_key(const Line& l) const {
+  uint64_t head_key(const Line& l, bool exact) const {
     Hasher h;
     h.update(l.shape);
-    for (const auto& s : l.symbols) h.update_u64(head_sym(s.id));
+    for (const auto& s : l.symbols) h.update_u64(head_sym(s.id, exact));
     return h.digest();
+  }
+  /// base_key / head_key of every line: level 0 exact, level 1 not.
+  std::vector<std::vector<uint64_t>> resolved_keys(const LineSeq& lines, bool head) const {
+    std::vector<std::vector<uint64_t>> out(2);
+    for (bool exact : {true, false}) {
+      std::vector<uint64_t>& v = out[exact ? 0 : 1];
+      v.reserve(lines.size());
+      for (const Line* l : lines) v.push_back(head ? head_key(*l, exact) : base_key(*l, exact));
+    }
+    return out;
   }
   static uint64_t op_key(const Line& l) {
     if (!l.op.empty()) return hash64(l.op, 1);
@@ -485,21 +500,23 @@ class Differ {
       compute_base_reps(b);
       learn(b, h, m);
       map_duplicates(b, h);
-      std::vector<uint64_t> rb;
-      rb.reserve(b.size());
-      for (const Line* l : b) rb.push_back(base_key(*l));
+      // Two levels: exact correspondences first (unique keys only), then
+      // keys where a repeated computation stands for its first one. The
+      // first level keeps what the neighbourhood alignment told apart: in a
+      // run of copies of one value (`mov.b32 %r91, %r75` ... `%r76, %r75`)
+      // every line has the same second-level key, and aligning by it alone
+      // pairs the run by position and shifts the registers by one.
+      std::vector<std::vector<uint64_t>> rb = resolved_keys(b, false);
       for (int iter = 0; iter < 2; ++iter) {
-        std::vector<uint64_t> rh;
-        rh.reserve(h.size());
-        for (const Line* l : h) rh.push_back(head_key(*l));
-        m = align(rb, rh);
+        std::vector<std::vector<uint64_t>> rh = resolved_keys(h, true);
+        m = align_levels(rb, rh);
         if (iter == 0) {
           // Re-learn the unit's own symbols from the better alignment.
           unassign_from(mark);
           learn(b, h, m);
           map_duplicates(b, h);
         } else {
-          match_order_free(b, h, rb, rh, m);
+          match_order_free(b, h, rb[1], rh[1], m);
           learn_gaps_only(b, h, m);
         }
       }

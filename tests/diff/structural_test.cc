@@ -238,6 +238,30 @@ TEST(StructuralTest, HoistedOpIsOneMoveNotARenumbering) {
   EXPECT_EQ(sd.lines_removed, 1u);
 }
 
+// A run of copies of one register (`mov.b32 %r94, %r75` ... `%r76, %r75`,
+// tutorial 05's Gluon matmul, PTX without LLVM optimization) loses one line:
+// every copy is the same computation, so keys that let the first copy stand
+// for the others cannot tell the run's lines apart. The diff shows the
+// deleted line alone; the copy's user (`mov.b32 %r501, %r91`, now reading a
+// register nothing writes) keeps its counterpart and never shows as a -/+
+// pair that reads identical (it did: 3 lines, registers shifted by one).
+TEST(StructuralTest, LineDeletedFromARunOfCopiesShowsAlone) {
+  std::string a = read(std::string(KSNAP_SOURCE_DIR) +
+                       "/tests/fixtures/realworld/llvm_opt_off/cache/"
+                       "IZRRFXHC4D7E56XLOLOBLIRCMFXPXQ44JOZF3MNFHW3IIKZLGWJQ/blocked_matmul_kernel.ptx");
+  ASSERT_NE(a.find("\tmov.b32 \t%r501, %r91;"), std::string::npos);
+  for (const char* reg : {"%r91", "%r84", "%r76"}) {
+    std::string line = std::string("\tmov.b32 \t") + reg + ", %r75;";
+    std::string b = a;
+    size_t at = b.find(line + "\n");
+    ASSERT_NE(at, std::string::npos) << reg;
+    b.erase(at, line.size() + 1);
+    StageDiff sd = run_diff(a, b, ir::Dialect::kPtx);
+    EXPECT_EQ(changed_texts(sd, LineKind::kRemoved), std::vector<std::string>{line.substr(1)}) << reg;
+    EXPECT_TRUE(changed_texts(sd, LineKind::kAdded).empty()) << reg;
+  }
+}
+
 
 // A unit present on one side only after a unit that changed: its lines
 // never take the previous unit's edit pairs (issue 8 items 1 and 5: a
