@@ -346,6 +346,14 @@ TEST(PerturbDiffTest, RealworldFixture) {
   PerturbRun r;
   r.run(sources);
   r.report("tests/fixtures/realworld");
+  // Every IR kind of the corpus (NVIDIA and gfx942) gets real mutations and
+  // run edits, not only cosmetic noise.
+  for (const char* kind : {"mlir", "llvm", "ptx", "amdgcn"}) {
+    auto it = r.tally().find(kind);
+    ASSERT_NE(it, r.tally().end()) << kind;
+    EXPECT_GT(it->second.mutations, 0u) << kind;
+    EXPECT_GT(it->second.runs, 0u) << kind;
+  }
 }
 
 
