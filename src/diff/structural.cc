@@ -82,11 +82,12 @@ std::string respell(std::string_view occ, std::string_view own, std::string_view
 }
 
 /// A HEAD-only name that cannot be read as a BASE name: `h_` after the
-/// sigil or opening quote (`%x` -> `%h_x`, `"45"` -> `"h_45"`, `21` -> `h_21`).
+/// sigil or opening quote (`%x` -> `%h_x`, `"45"` -> `"h_45"`, `21` -> `h_21`,
+/// `@.str.2` -> `@h_.str.2`).
 std::string head_mark(std::string_view name) {
   size_t at = 0;
   while (at < name.size() && (name[at] == '%' || name[at] == '^' || name[at] == '#' ||
-                              name[at] == '!' || name[at] == '"'))
+                              name[at] == '!' || name[at] == '"' || name[at] == '@'))
     ++at;
   return std::string(name.substr(0, at)) + "h_" + std::string(name.substr(at));
 }

@@ -9,6 +9,10 @@
 //     renumber   aliases (MLIR, prefix and number), metadata and attribute
 //                groups (LLVM) get other names; their definitions are
 //                reordered
+//     globals    module-local globals (LLVM `private` / `internal`, PTX
+//                data without `.visible`) get Triton's and NVPTX's numbered
+//                names (`@assertMessage_3`, `__unnamed_3`); definitions are
+//                reordered
 //     locs       the MLIR `#loc` table is renumbered and reordered; AMDGCN
 //                `.loc` lines name other Python lines, `.file` another
 //                folder, comments read differently
@@ -514,6 +518,71 @@ inline std::string llvm_renumber_metadata(const std::string& text) {
   });
 }
 
+/// The name a module-local global definition line defines, or "": LLVM
+/// `@x = private|internal ... global|constant ...`, PTX `.global` / `.const`
+/// data at the start of a line (not `.visible`, `.extern`, `.weak`).
+inline std::string local_global_def(std::string_view l, Kind k) {
+  if (k == Kind::kLlvm) {
+    if (l.empty() || l[0] != '@') return "";
+    size_t eq = l.find(" = ");
+    if (eq == std::string_view::npos) return "";
+    std::string_view rest = l.substr(eq + 3);
+    size_t kw = std::min(rest.find("global "), rest.find("constant "));
+    if (kw == std::string_view::npos) return "";
+    std::string_view linkage = rest.substr(0, kw);
+    if (linkage.find("private") == std::string_view::npos && linkage.find("internal") == std::string_view::npos)
+      return "";
+    return std::string(l.substr(0, eq));
+  }
+  if (k == Kind::kPtx && (starts_with(l, ".global ") || starts_with(l, ".const "))) {
+    size_t end = l.find_first_of("[=;");
+    if (end == std::string_view::npos) return "";
+    std::string_view head = l.substr(0, end);
+    while (!head.empty() && head.back() == ' ') head.remove_suffix(1);
+    size_t sp = head.find_last_of(" \t");
+    return sp == std::string_view::npos ? "" : std::string(head.substr(sp + 1));
+  }
+  return "";
+}
+
+/// Module-local globals renamed the way Triton and LLVM number them
+/// (`@assertMessage_<n>`, PTX `__unnamed_<n>`, numbers in reverse order of
+/// definition) and their definition lines reversed: a module that got one
+/// more string elsewhere.
+inline std::string rename_local_globals(const std::string& text, Kind k) {
+  std::vector<std::string> lines = lines_of(text);
+  std::map<std::string, std::string> to;
+  std::vector<std::string> names;
+  for (const std::string& l : lines) {
+    std::string n = local_global_def(l, k);
+    if (!n.empty() && !to.count(n)) names.push_back(n), to[n] = "";
+  }
+  if (names.empty()) return text;
+  for (size_t i = 0; i < names.size(); ++i)
+    to[names[i]] = (k == Kind::kLlvm ? "@assertMessage_" : "__unnamed_") + std::to_string(names.size() + 2 - i);
+  auto word = [](char c) { return name_char(c) || c == '@' || c == '"'; };
+  for (std::string& l : lines) {
+    std::string out;
+    size_t code = code_end(l, k);
+    for (size_t i = 0; i < l.size();) {
+      bool done = false;
+      if (i < code && (i == 0 || !word(l[i - 1]))) {
+        for (const auto& [from, repl] : to) {
+          if (l.compare(i, from.size(), from) == 0 && (i + from.size() == l.size() || !word(l[i + from.size()]))) {
+            out += repl;
+            i += from.size();
+            done = true;
+            break;
+          }
+        }
+      }
+      if (!done) out += l[i++];
+    }
+    l = out;
+  }
+  return reverse_runs(join(lines), [k](const std::string& l) { return !local_global_def(l, k).empty(); });
+}
+
 // ------------------------------------------------------------- PTX, AMDGCN --
 
 /// A PTX virtual register `%r12`: class letters and number; special
@@ -662,8 +731,14 @@ inline std::vector<Noise> noises(Kind k) {
     case Kind::kLlvm:
       return {{"rename", llvm_rename},
               {"renumber", llvm_renumber_metadata},
-              {"all", [](const std::string& t) { return llvm_renumber_metadata(llvm_rename(t)); }}};
-    case Kind::kPtx: return {{"rename", ptx_rename}};
+              {"globals", [](const std::string& t) { return rename_local_globals(t, Kind::kLlvm); }},
+              {"all", [](const std::string& t) {
+                 return rename_local_globals(llvm_renumber_metadata(llvm_rename(t)), Kind::kLlvm);
+               }}};
+    case Kind::kPtx:
+      return {{"rename", ptx_rename},
+              {"globals", [](const std::string& t) { return rename_local_globals(t, Kind::kPtx); }},
+              {"all", [](const std::string& t) { return rename_local_globals(ptx_rename(t), Kind::kPtx); }}};
     case Kind::kAmdgcn:
       return {{"rename", amdgcn_rename},
               {"locs", amdgcn_shift_locs},
