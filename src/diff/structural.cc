@@ -523,7 +523,7 @@ class Differ {
       }
     }
     const std::string& name = B && (!B->name.empty() || !H) ? B->name : H->name;
-    collect_claimed_names();
+    collect_claimed_names(H ? static_cast<int32_t>(H - head_.units.data()) : -2);
     emit(name, b, h, m);
   }
 
@@ -583,14 +583,18 @@ class Differ {
   /// (`%21` with BASE block `.lr.ph` -> `%.lr.ph`; the label `21:` ->
   /// `.lr.ph:`). A HEAD symbol without a BASE counterpart whose own name BASE
   /// shows for another symbol gets an `h_` prefix (`%h_.lr.ph6`), so the line
-  /// never names a different BASE symbol.
+  /// never names a different BASE symbol. So does a name that is no symbol
+  /// (values under --keep-values) where a symbol of this unit is shown by
+  /// that name: LLVM values and blocks share names, and `%15 = call ...`
+  /// next to `br label %15` (HEAD's block 10, BASE's 15) would name two
+  /// things; it reads `%h_15 = call ...`.
   Respelled renamed(const Line& l) const {
     Respelled r;
     r.text.reserve(l.display.size() + 16);
     size_t pos = 0;
     for (const auto& s : l.symbols) {
       if (s.offset < pos || s.offset + s.length > l.display.size()) continue;
-      r.text.append(l.display, pos, s.offset - pos);
+      append_unnamed(l.display, pos, s.offset, &r);
       std::string_view occ(l.display.data() + s.offset, s.length);
       const std::string& own = head_.symbols[s.id].name;
       int32_t b = map_[s.id];
@@ -603,17 +607,62 @@ class Differ {
       r.text += spelled;
       pos = s.offset + s.length;
     }
-    r.text.append(l.display, pos, std::string::npos);
+    append_unnamed(l.display, pos, l.display.size(), &r);
     return r;
+  }
+
+  /// Appends [from, to) of `text` (no symbol in it) to `r`, marking each
+  /// `%name` / `@name` outside strings that a symbol of this unit is shown as.
+  void append_unnamed(const std::string& text, size_t from, size_t to, Respelled* r) const {
+    auto name_char = [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+             c == '.' || c == '$' || c == '-';
+    };
+    size_t done = from;
+    for (size_t i = from; i < to; ++i) {
+      char c = text[i];
+      if (c == '"') {  // a string: `asm "mov.u32 %0, ..."` names nothing
+        size_t q = text.find('"', i + 1);
+        i = q == std::string::npos || q >= to ? to : q;
+        continue;
+      }
+      if ((c != '%' && c != '@') || (i > 0 && name_char(text[i - 1])) || unit_claimed_.empty()) continue;
+      size_t j = i + 1;
+      if (j < to && text[j] == '"') {
+        size_t q = text.find('"', j + 1);
+        j = q == std::string::npos || q >= to ? to : q + 1;
+      } else {
+        while (j < to && name_char(text[j])) ++j;
+      }
+      std::string_view name(text.data() + i, j - i);
+      if (j > i + 1 && (unit_claimed_.count(std::string(name)) || unit_claimed_.count(std::string(name.substr(1))))) {
+        r->text.append(text, done, i - done);
+        std::string marked = head_mark(name);
+        r->subs.push_back({static_cast<uint32_t>(r->text.size()), static_cast<uint32_t>(marked.size()),
+                           static_cast<uint32_t>(i), static_cast<uint32_t>(j - i)});
+        r->text += marked;
+        done = j;
+      }
+      i = j - 1;
+    }
+    r->text.append(text, done, to - done);
   }
 
   /// Names of BASE symbols that some HEAD symbol is shown as: a HEAD symbol
   /// without counterpart must not borrow one of these (it would read as that
   /// other symbol). Names of unclaimed BASE symbols stay free to reuse.
-  void collect_claimed_names() {
+  /// `unit_claimed_`: those shown for symbols of HEAD's unit `head_unit` or
+  /// of module scope (a function's names are its own).
+  void collect_claimed_names(int32_t head_unit) {
     claimed_names_.clear();
-    for (int32_t b : map_)
-      if (b >= 0) claimed_names_.insert(base_.symbols[b].name);
+    unit_claimed_.clear();
+    for (uint32_t h = 0; h < map_.size(); ++h) {
+      int32_t b = map_[h];
+      if (b < 0) continue;
+      claimed_names_.insert(base_.symbols[b].name);
+      int32_t u = head_.symbols[h].unit;
+      if (u < 0 || u == head_unit) unit_claimed_.insert(base_.symbols[b].name);
+    }
   }
 
   void emit(const std::string& unit, const LineSeq& B, const LineSeq& H,
@@ -747,7 +796,7 @@ class Differ {
   /// Symbols defined on more than one line (PTX registers written twice):
   /// two equal computations into such a register are not one value.
   std::vector<bool> base_multi_def_, head_multi_def_;
-  std::unordered_set<std::string> claimed_names_;  // see collect_claimed_names
+  std::unordered_set<std::string> claimed_names_, unit_claimed_;  // see collect_claimed_names
   size_t changes_ = 0;
   Hasher signature_;
 };
