@@ -194,12 +194,20 @@ class Differ {
   }
 
   // ---- symbol correspondence -------------------------------------------
-  void vote(const Line& bl, const Line& hl, bool same_shape) {
+  /// `positional`: the lines were paired only because equal shapes came in
+  /// the same order (not by a neighbourhood unique on both sides), so their
+  /// definitions vote less than any use: in a run of values built alike (two
+  /// loop counters, two equal `and`s) that lost one line, the definitions
+  /// after the gap pair with the wrong neighbours, while the values' uses,
+  /// elsewhere, still pair with their own.
+  void vote(const Line& bl, const Line& hl, bool same_shape, bool positional = false) {
     const auto& bs = bl.symbols;
     const auto& hs = hl.symbols;
     if (same_shape) {
+      const uint32_t def_weight = positional ? 1 : 16;
       size_t n = std::min(bs.size(), hs.size());
-      for (size_t k = 0; k < n; ++k) add_vote(bs[k].id, hs[k].id, bs[k].is_def && hs[k].is_def ? 16 : 1);
+      for (size_t k = 0; k < n; ++k)
+        add_vote(bs[k].id, hs[k].id, bs[k].is_def && hs[k].is_def ? def_weight : 2);
       return;
     }
     // Edited line: its defs still correspond, in order.
@@ -398,11 +406,14 @@ class Differ {
   /// Learns symbol correspondences from aligned lines plus, in the gaps, moved
   /// lines (identical shape elsewhere) and edited lines (same op in place).
   /// Fills edit_pairs_ (gap pairs used for word highlights).
-  void learn(const LineSeq& B, const LineSeq& H, const std::vector<Match>& m) {
+  void learn(const LineSeq& B, const LineSeq& H, const std::vector<Match>& m,
+             const std::vector<bool>& positional) {
     std::vector<bool> bm(B.size(), false), hm(H.size(), false);
-    for (const Match& p : m) {
+    for (size_t k = 0; k < m.size(); ++k) {
+      const Match& p = m[k];
       bm[p.first] = hm[p.second] = true;
-      vote(*B[p.first], *H[p.second], B[p.first]->shape == H[p.second]->shape);
+      vote(*B[p.first], *H[p.second], B[p.first]->shape == H[p.second]->shape,
+           k < positional.size() && positional[k]);
     }
     resolve_votes();
     edit_pairs_.clear();
@@ -496,10 +507,12 @@ class Differ {
       m = align(kb, kh);
     } else if (B && H) {
       int whole = std::max(whole_cone_steps(base_, b), whole_cone_steps(head_, h));
-      m = align_levels(alignment_keys(base_, b, whole), alignment_keys(head_, h, whole));
+      std::vector<bool> positional;
+      m = align_levels(alignment_keys(base_, b, whole), alignment_keys(head_, h, whole), 4u << 20,
+                       &positional);
       size_t mark = assigned_.size();
       compute_base_reps(b);
-      learn(b, h, m);
+      learn(b, h, m, positional);
       map_duplicates(b, h);
       // Two levels: exact correspondences first (unique keys only), then
       // keys where a repeated computation stands for its first one. The
@@ -510,11 +523,11 @@ class Differ {
       std::vector<std::vector<uint64_t>> rb = resolved_keys(b, false);
       for (int iter = 0; iter < 2; ++iter) {
         std::vector<std::vector<uint64_t>> rh = resolved_keys(h, true);
-        m = align_levels(rb, rh);
+        m = align_levels(rb, rh, 4u << 20, &positional);
         if (iter == 0) {
           // Re-learn the unit's own symbols from the better alignment.
           unassign_from(mark);
-          learn(b, h, m);
+          learn(b, h, m, positional);
           map_duplicates(b, h);
         } else {
           match_order_free(b, h, rb[1], rh[1], m);

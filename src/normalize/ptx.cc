@@ -358,7 +358,8 @@ void PtxHandler::emit(Engine& e, TokenSpan toks, size_t op_at) {
           e.symbol(def_sym_, t.text, true);
           continue;
         }
-        if (!local_data_.empty() && local_data_.count(t.text) && !(i > op_at && declared(t.text))) {
+        if (!local_data_.empty() && i != op_at && local_data_.count(t.text) &&
+            !(i > op_at && declared(t.text))) {
           e.symbol(e.global(t.text, SymbolClass::kGlobal, kGlobalMask), t.text, false);
           continue;
         }

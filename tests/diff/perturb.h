@@ -78,6 +78,11 @@ inline std::string_view trim_left(std::string_view s) {
   return s.substr(i);
 }
 
+inline std::string_view trim_right(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
 /// One step of a scan over `l`: true when `l[*i]` belongs to a string
 /// literal (the caller moves on; an escape moves `*i` past its char), false
 /// when it is code. `*str` carries the state between steps.
@@ -773,8 +778,7 @@ inline bool op_line(std::string_view l, Kind k, bool in_fn) {
       return (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '@') && t.find(':') == std::string_view::npos &&
              t[0] != '.';
     case Kind::kAmdgcn: {  // `s_load_dwordx2 s[2:3], s[0:1], 0x0`, not `name:` nor `.loc`
-      std::string_view code = t.substr(0, code_end(t, k));
-      while (!code.empty() && (code.back() == ' ' || code.back() == '\t')) code.remove_suffix(1);
+      std::string_view code = trim_right(t.substr(0, code_end(t, k)));
       return !code.empty() && std::isalpha(static_cast<unsigned char>(code[0])) && code.back() != ':';
     }
   }
@@ -791,8 +795,7 @@ inline std::vector<bool> in_function(const std::vector<std::string>& lines, Kind
     std::string_view l = lines[i];
     std::string_view t = trim_left(l);
     if (k == Kind::kAmdgcn) {  // between `name:` (`add_kernel:   ; @add_kernel`) and `.Lfunc_end`
-      std::string_view code = t.substr(0, code_end(t, k));
-      while (!code.empty() && (code.back() == ' ' || code.back() == '\t')) code.remove_suffix(1);
+      std::string_view code = trim_right(t.substr(0, code_end(t, k)));
       if (!code.empty() && code[0] != '.' && code.back() == ':' &&
           code.find_first_of(" \t") == std::string_view::npos)
         fn = true;

@@ -356,6 +356,18 @@ TEST(PerturbDiffTest, RealworldFixture) {
   }
 }
 
+// Any folder of IR files (the untrimmed real-world captures, for one): set
+// KSNAP_PERTURB_DIR. Skipped otherwise; the figures go to docs/benchmarks.md.
+TEST(PerturbDiffTest, FolderFromEnvironment) {
+  const char* dir = std::getenv("KSNAP_PERTURB_DIR");
+  if (!dir || !*dir) GTEST_SKIP() << "KSNAP_PERTURB_DIR not set";
+  std::vector<Source> sources = files_under(dir);
+  ASSERT_FALSE(sources.empty()) << dir;
+  PerturbRun r;
+  r.run(sources);
+  r.report(dir);
+}
+
 
 // Two modules that have nothing to do with each other (the crash:
 // module-level text changed and functions that do not pair): every pair of

@@ -262,6 +262,41 @@ TEST(StructuralTest, LineDeletedFromARunOfCopiesShowsAlone) {
   }
 }
 
+// Values built alike: three loop counters (tutorial 08's grouped TMA matmul:
+// one buffer index per descriptor, `%66`, `%67`, `%68`, each a phi, a shift,
+// an add/compare/select and an exit phi), or equal `and`s. Structure cannot
+// tell them apart, so when one's definition is deleted the neighbourhood
+// keys pair the definitions by order. That pairing must not decide which
+// value is which: the values' uses do (it showed 15 and 3 lines, uses
+// swapped). Real excerpts: tests/fixtures/excerpts/README.md.
+TEST(StructuralTest, LineDeletedFromValuesBuiltAlikeShowsAlone) {
+  struct Case {
+    const char* file;
+    std::vector<std::string> lines;  // each deleted in turn
+  } cases[] = {
+      {"grouped_matmul_tma_counters.llir",
+       {"  %66 = phi i32 [ 0, %.lr.ph23 ]", "  %67 = phi i32 [ 0, %.lr.ph23 ]",
+        "  %68 = phi i32 [ 0, %.lr.ph23 ]"}},
+      // Tutorial 09's warp-specialized persistent matmul: LICM hoisted six
+      // `and`s, two of each computation, each with its own user.
+      {"descriptor_persistent_ands.llir",
+       {"  %invariant.op416 = and", "  %invariant.op418 = and", "  %invariant.op419 = and"}},
+  };
+  for (const Case& c : cases) {
+    std::string a = read(std::string(KSNAP_SOURCE_DIR) + "/tests/fixtures/excerpts/" + c.file);
+    for (const std::string& v : c.lines) {
+      size_t at = a.find(v);
+      ASSERT_NE(at, std::string::npos) << v;
+      size_t eol = a.find('\n', at);
+      std::string line = a.substr(at + 2, eol - at - 2);
+      std::string b = a.substr(0, at) + a.substr(eol + 1);
+      StageDiff sd = run_diff(a, b, ir::Dialect::kLlvm);
+      EXPECT_EQ(changed_texts(sd, LineKind::kRemoved), std::vector<std::string>{line}) << v;
+      EXPECT_TRUE(changed_texts(sd, LineKind::kAdded).empty()) << v;
+    }
+  }
+}
+
 // Globals the compiler numbers (`@.str` / `@.str.2`, Triton's
 // `@assertMessage_N`) renamed and reordered next to a real change: the diff
 // shows the changed call alone, spelling HEAD's global by BASE's name, and
