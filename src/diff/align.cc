@@ -155,13 +155,17 @@ std::vector<Match> align_unique(const std::vector<uint64_t>& a, const std::vecto
 
 std::vector<Match> align_levels(const std::vector<std::vector<uint64_t>>& a,
                                 const std::vector<std::vector<uint64_t>>& b,
-                                uint64_t dp_cell_limit) {
+                                uint64_t dp_cell_limit, std::vector<bool>* positional) {
+  if (positional) positional->clear();
   if (a.empty() || b.empty()) return {};
   const size_t levels = std::min(a.size(), b.size());
   std::vector<Match> m = levels == 1 ? align(a[0], b[0], dp_cell_limit) : align_unique(a[0], b[0]);
+  if (positional) positional->assign(m.size(), levels == 1);
   std::vector<uint64_t> sa, sb;
   for (size_t level = 1; level < levels; ++level) {
+    const bool last = level + 1 == levels;
     std::vector<Match> out;
+    std::vector<bool> out_pos;
     out.reserve(m.size());
     uint32_t pa = 0, pb = 0;
     const uint32_t na = static_cast<uint32_t>(a[level].size());
@@ -172,14 +176,21 @@ std::vector<Match> align_levels(const std::vector<std::vector<uint64_t>>& a,
       if (ea > pa && eb > pb) {
         sa.assign(a[level].begin() + pa, a[level].begin() + ea);
         sb.assign(b[level].begin() + pb, b[level].begin() + eb);
-        std::vector<Match> sub = level + 1 == levels ? align(sa, sb, dp_cell_limit) : align_unique(sa, sb);
-        for (const Match& g : sub) out.emplace_back(pa + g.first, pb + g.second);
+        std::vector<Match> sub = last ? align(sa, sb, dp_cell_limit) : align_unique(sa, sb);
+        for (const Match& g : sub) {
+          out.emplace_back(pa + g.first, pb + g.second);
+          if (positional) out_pos.push_back(last);
+        }
       }
-      if (k < m.size()) out.push_back(m[k]);
+      if (k < m.size()) {
+        out.push_back(m[k]);
+        if (positional) out_pos.push_back((*positional)[k]);
+      }
       pa = ea + 1;
       pb = eb + 1;
     }
     m = std::move(out);
+    if (positional) positional->swap(out_pos);
   }
   return m;
 }

@@ -28,8 +28,12 @@ std::vector<Match> align(const std::vector<uint64_t>& a, const std::vector<uint6
 /// recursively): where a key repeats, a coarser level decides.
 /// Example: level 0 the line with its operands' definitions, level 1 the
 /// line's shape alone.
+/// `positional` (optional): per returned match, whether only the last level
+/// made it (equal keys that repeat, paired by order: weaker evidence than a
+/// key unique in both sides).
 std::vector<Match> align_levels(const std::vector<std::vector<uint64_t>>& a,
                                 const std::vector<std::vector<uint64_t>>& b,
-                                uint64_t dp_cell_limit = 4u << 20);
+                                uint64_t dp_cell_limit = 4u << 20,
+                                std::vector<bool>* positional = nullptr);
 
 }  // namespace ksnap::diff

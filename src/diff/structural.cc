@@ -9,7 +9,9 @@
 //   3. symbol correspondences are learned from the aligned lines (defs vote
 //      strongly, uses weakly), then from moved and edited lines;
 //   4. the lines re-align on shape + corresponding symbols: a line is
-//      unchanged when it is the same op on the same (corresponding) operands.
+//      unchanged when it is the same op on the same (corresponding) operands;
+//      exact correspondences first, then with a repeated computation standing
+//      for its first one (a value computed twice is used by either copy).
 // Module-scope symbols whose canonical ids are equal correspond from the
 // start. Should every line find a counterpart while the canonical texts
 // differ, the units are diffed again on canonical keys, so that a change is
@@ -80,11 +82,12 @@ std::string respell(std::string_view occ, std::string_view own, std::string_view
 }
 
 /// A HEAD-only name that cannot be read as a BASE name: `h_` after the
-/// sigil or opening quote (`%x` -> `%h_x`, `"45"` -> `"h_45"`, `21` -> `h_21`).
+/// sigil or opening quote (`%x` -> `%h_x`, `"45"` -> `"h_45"`, `21` -> `h_21`,
+/// `@.str.2` -> `@h_.str.2`).
 std::string head_mark(std::string_view name) {
   size_t at = 0;
   while (at < name.size() && (name[at] == '%' || name[at] == '^' || name[at] == '#' ||
-                              name[at] == '!' || name[at] == '"'))
+                              name[at] == '!' || name[at] == '"' || name[at] == '@'))
     ++at;
   return std::string(name.substr(0, at)) + "h_" + std::string(name.substr(at));
 }
@@ -191,12 +194,20 @@ class Differ {
   }
 
   // ---- symbol correspondence -------------------------------------------
-  void vote(const Line& bl, const Line& hl, bool same_shape) {
+  /// `positional`: the lines were paired only because equal shapes came in
+  /// the same order (not by a neighbourhood unique on both sides), so their
+  /// definitions vote less than any use: in a run of values built alike (two
+  /// loop counters, two equal `and`s) that lost one line, the definitions
+  /// after the gap pair with the wrong neighbours, while the values' uses,
+  /// elsewhere, still pair with their own.
+  void vote(const Line& bl, const Line& hl, bool same_shape, bool positional = false) {
     const auto& bs = bl.symbols;
     const auto& hs = hl.symbols;
     if (same_shape) {
+      const uint32_t def_weight = positional ? 1 : 16;
       size_t n = std::min(bs.size(), hs.size());
-      for (size_t k = 0; k < n; ++k) add_vote(bs[k].id, hs[k].id, bs[k].is_def && hs[k].is_def ? 16 : 1);
+      for (size_t k = 0; k < n; ++k)
+        add_vote(bs[k].id, hs[k].id, bs[k].is_def && hs[k].is_def ? def_weight : 2);
       return;
     }
     // Edited line: its defs still correspond, in order.
@@ -252,14 +263,15 @@ class Differ {
   /// BASE symbol standing for `b`: a value computed twice by the same op on the
   /// same operands is represented by its first computation; a module-scope
   /// symbol by its canonical id (two aliases of equal definition are one).
-  uint64_t base_sym(uint32_t b) const {
+  /// `exact`: the symbol itself, not its representative.
+  uint64_t base_sym(uint32_t b, bool exact = false) const {
     const norm::Symbol& s = base_.symbols[b];
     if (s.unit < 0) return kGlobalTag | (s.canonical >> 2);
-    return rep_[b] >= 0 ? static_cast<uint64_t>(rep_[b]) : b;
+    return rep_[b] >= 0 && !exact ? static_cast<uint64_t>(rep_[b]) : b;
   }
-  uint64_t head_sym(uint32_t h) const {
+  uint64_t head_sym(uint32_t h, bool exact = false) const {
     int32_t b = map_[h];
-    if (b >= 0) return base_sym(static_cast<uint32_t>(b));
+    if (b >= 0) return base_sym(static_cast<uint32_t>(b), exact);
     const norm::Symbol& s = head_.symbols[h];
     return s.unit < 0 ? kGlobalTag | (s.canonical >> 2) : kUnmappedTag | h;
   }
@@ -314,17 +326,29 @@ class Differ {
   // ---- keys ----------------------------------------------------------------
   static uint64_t shape_key(const Line& l) { return hash64(l.shape); }
 
-  uint64_t base_key(const Line& l) const {
+  /// A line's shape and the BASE symbols it names (`exact`: themselves, else
+  /// their representatives): equal keys on both sides = an unchanged line.
+  uint64_t base_key(const Line& l, bool exact) const {
     Hasher h;
     h.update(l.shape);
-    for (const auto& s : l.symbols) h.update_u64(base_sym(s.id));
+    for (const auto& s : l.symbols) h.update_u64(base_sym(s.id, exact));
     return h.digest();
   }
-  uint64_t head_key(const Line& l) const {
+  uint64_t head_key(const Line& l, bool exact) const {
     Hasher h;
     h.update(l.shape);
-    for (const auto& s : l.symbols) h.update_u64(head_sym(s.id));
+    for (const auto& s : l.symbols) h.update_u64(head_sym(s.id, exact));
     return h.digest();
+  }
+  /// base_key / head_key of every line: level 0 exact, level 1 not.
+  std::vector<std::vector<uint64_t>> resolved_keys(const LineSeq& lines, bool head) const {
+    std::vector<std::vector<uint64_t>> out(2);
+    for (bool exact : {true, false}) {
+      std::vector<uint64_t>& v = out[exact ? 0 : 1];
+      v.reserve(lines.size());
+      for (const Line* l : lines) v.push_back(head ? head_key(*l, exact) : base_key(*l, exact));
+    }
+    return out;
   }
   static uint64_t op_key(const Line& l) {
     if (!l.op.empty()) return hash64(l.op, 1);
@@ -382,11 +406,14 @@ class Differ {
   /// Learns symbol correspondences from aligned lines plus, in the gaps, moved
   /// lines (identical shape elsewhere) and edited lines (same op in place).
   /// Fills edit_pairs_ (gap pairs used for word highlights).
-  void learn(const LineSeq& B, const LineSeq& H, const std::vector<Match>& m) {
+  void learn(const LineSeq& B, const LineSeq& H, const std::vector<Match>& m,
+             const std::vector<bool>& positional) {
     std::vector<bool> bm(B.size(), false), hm(H.size(), false);
-    for (const Match& p : m) {
+    for (size_t k = 0; k < m.size(); ++k) {
+      const Match& p = m[k];
       bm[p.first] = hm[p.second] = true;
-      vote(*B[p.first], *H[p.second], B[p.first]->shape == H[p.second]->shape);
+      vote(*B[p.first], *H[p.second], B[p.first]->shape == H[p.second]->shape,
+           k < positional.size() && positional[k]);
     }
     resolve_votes();
     edit_pairs_.clear();
@@ -480,32 +507,36 @@ class Differ {
       m = align(kb, kh);
     } else if (B && H) {
       int whole = std::max(whole_cone_steps(base_, b), whole_cone_steps(head_, h));
-      m = align_levels(alignment_keys(base_, b, whole), alignment_keys(head_, h, whole));
+      std::vector<bool> positional;
+      m = align_levels(alignment_keys(base_, b, whole), alignment_keys(head_, h, whole), 4u << 20,
+                       &positional);
       size_t mark = assigned_.size();
       compute_base_reps(b);
-      learn(b, h, m);
+      learn(b, h, m, positional);
       map_duplicates(b, h);
-      std::vector<uint64_t> rb;
-      rb.reserve(b.size());
-      for (const Line* l : b) rb.push_back(base_key(*l));
+      // Two levels: exact correspondences first (unique keys only), then
+      // keys where a repeated computation stands for its first one. The
+      // first level keeps what the neighbourhood alignment told apart: in a
+      // run of copies of one value (`mov.b32 %r91, %r75` ... `%r76, %r75`)
+      // every line has the same second-level key, and aligning by it alone
+      // pairs the run by position and shifts the registers by one.
+      std::vector<std::vector<uint64_t>> rb = resolved_keys(b, false);
       for (int iter = 0; iter < 2; ++iter) {
-        std::vector<uint64_t> rh;
-        rh.reserve(h.size());
-        for (const Line* l : h) rh.push_back(head_key(*l));
-        m = align(rb, rh);
+        std::vector<std::vector<uint64_t>> rh = resolved_keys(h, true);
+        m = align_levels(rb, rh, 4u << 20, &positional);
         if (iter == 0) {
           // Re-learn the unit's own symbols from the better alignment.
           unassign_from(mark);
-          learn(b, h, m);
+          learn(b, h, m, positional);
           map_duplicates(b, h);
         } else {
-          match_order_free(b, h, rb, rh, m);
+          match_order_free(b, h, rb[1], rh[1], m);
           learn_gaps_only(b, h, m);
         }
       }
     }
     const std::string& name = B && (!B->name.empty() || !H) ? B->name : H->name;
-    collect_claimed_names();
+    collect_claimed_names(H ? static_cast<int32_t>(H - head_.units.data()) : -2);
     emit(name, b, h, m);
   }
 
@@ -565,14 +596,18 @@ class Differ {
   /// (`%21` with BASE block `.lr.ph` -> `%.lr.ph`; the label `21:` ->
   /// `.lr.ph:`). A HEAD symbol without a BASE counterpart whose own name BASE
   /// shows for another symbol gets an `h_` prefix (`%h_.lr.ph6`), so the line
-  /// never names a different BASE symbol.
+  /// never names a different BASE symbol. So does a name that is no symbol
+  /// (values under --keep-values) where a symbol of this unit is shown by
+  /// that name: LLVM values and blocks share names, and `%15 = call ...`
+  /// next to `br label %15` (HEAD's block 10, BASE's 15) would name two
+  /// things; it reads `%h_15 = call ...`.
   Respelled renamed(const Line& l) const {
     Respelled r;
     r.text.reserve(l.display.size() + 16);
     size_t pos = 0;
     for (const auto& s : l.symbols) {
       if (s.offset < pos || s.offset + s.length > l.display.size()) continue;
-      r.text.append(l.display, pos, s.offset - pos);
+      append_unnamed(l.display, pos, s.offset, &r);
       std::string_view occ(l.display.data() + s.offset, s.length);
       const std::string& own = head_.symbols[s.id].name;
       int32_t b = map_[s.id];
@@ -585,17 +620,62 @@ class Differ {
       r.text += spelled;
       pos = s.offset + s.length;
     }
-    r.text.append(l.display, pos, std::string::npos);
+    append_unnamed(l.display, pos, l.display.size(), &r);
     return r;
+  }
+
+  /// Appends [from, to) of `text` (no symbol in it) to `r`, marking each
+  /// `%name` / `@name` outside strings that a symbol of this unit is shown as.
+  void append_unnamed(const std::string& text, size_t from, size_t to, Respelled* r) const {
+    auto name_char = [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+             c == '.' || c == '$' || c == '-';
+    };
+    size_t done = from;
+    for (size_t i = from; i < to; ++i) {
+      char c = text[i];
+      if (c == '"') {  // a string: `asm "mov.u32 %0, ..."` names nothing
+        size_t q = text.find('"', i + 1);
+        i = q == std::string::npos || q >= to ? to : q;
+        continue;
+      }
+      if ((c != '%' && c != '@') || (i > 0 && name_char(text[i - 1])) || unit_claimed_.empty()) continue;
+      size_t j = i + 1;
+      if (j < to && text[j] == '"') {
+        size_t q = text.find('"', j + 1);
+        j = q == std::string::npos || q >= to ? to : q + 1;
+      } else {
+        while (j < to && name_char(text[j])) ++j;
+      }
+      std::string_view name(text.data() + i, j - i);
+      if (j > i + 1 && (unit_claimed_.count(std::string(name)) || unit_claimed_.count(std::string(name.substr(1))))) {
+        r->text.append(text, done, i - done);
+        std::string marked = head_mark(name);
+        r->subs.push_back({static_cast<uint32_t>(r->text.size()), static_cast<uint32_t>(marked.size()),
+                           static_cast<uint32_t>(i), static_cast<uint32_t>(j - i)});
+        r->text += marked;
+        done = j;
+      }
+      i = j - 1;
+    }
+    r->text.append(text, done, to - done);
   }
 
   /// Names of BASE symbols that some HEAD symbol is shown as: a HEAD symbol
   /// without counterpart must not borrow one of these (it would read as that
   /// other symbol). Names of unclaimed BASE symbols stay free to reuse.
-  void collect_claimed_names() {
+  /// `unit_claimed_`: those shown for symbols of HEAD's unit `head_unit` or
+  /// of module scope (a function's names are its own).
+  void collect_claimed_names(int32_t head_unit) {
     claimed_names_.clear();
-    for (int32_t b : map_)
-      if (b >= 0) claimed_names_.insert(base_.symbols[b].name);
+    unit_claimed_.clear();
+    for (uint32_t h = 0; h < map_.size(); ++h) {
+      int32_t b = map_[h];
+      if (b < 0) continue;
+      claimed_names_.insert(base_.symbols[b].name);
+      int32_t u = head_.symbols[h].unit;
+      if (u < 0 || u == head_unit) unit_claimed_.insert(base_.symbols[b].name);
+    }
   }
 
   void emit(const std::string& unit, const LineSeq& B, const LineSeq& H,
@@ -729,7 +809,7 @@ class Differ {
   /// Symbols defined on more than one line (PTX registers written twice):
   /// two equal computations into such a register are not one value.
   std::vector<bool> base_multi_def_, head_multi_def_;
-  std::unordered_set<std::string> claimed_names_;  // see collect_claimed_names
+  std::unordered_set<std::string> claimed_names_, unit_claimed_;  // see collect_claimed_names
   size_t changes_ = 0;
   Hasher signature_;
 };

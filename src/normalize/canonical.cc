@@ -49,6 +49,9 @@ void append_canonical_name(std::string& out, SymbolClass cls, std::string_view m
     case SymbolClass::kAttrGroup:
       hex('#', 'g');
       return;
+    case SymbolClass::kGlobal:
+      hex('@', 'c');
+      return;
   }
 }
 

@@ -42,6 +42,7 @@ inline constexpr std::string_view kBlockMask = "^";
 inline constexpr std::string_view kPtxLabelMask = "$L";
 inline constexpr std::string_view kMetadataMask = "!md";
 inline constexpr std::string_view kAttrGroupMask = "#attrs";
+inline constexpr std::string_view kGlobalMask = "@_";
 
 /// One occurrence of a symbol in a line.
 struct Occ {
@@ -412,7 +413,8 @@ class Engine {
   std::vector<uint32_t>& defs_this_line_;
   bool check_angles_ = true;  ///< `<`/`>` pair up (not in assembly).
   uint32_t resolve_budget_ = 0;
-  uint64_t undefined_count_[5] = {};  ///< Per SymbolClass: undefined globals numbered so far.
+  /// Per SymbolClass: undefined globals numbered so far.
+  uint64_t undefined_count_[static_cast<int>(SymbolClass::kGlobal) + 1] = {};
   std::vector<uint32_t>& stack_;
   std::vector<Undo>& undo_;
   std::vector<uint32_t>& scope_marks_;

@@ -17,7 +17,19 @@
 //   "#attrs = { nounwind }"          (order-free; #0 is named by its content)
 // The comment, `!dbg` attachments and all DI* metadata are gone; `!N` nodes
 // that only debug info used are dropped with it.
+//
+// Module-local globals are named by what they hold, like metadata: Triton
+// numbers `@assertMessage_N` by what the module already has, LLVM `@.str.N`
+// and `@N` by creation order, so
+//   @assertMessage_3 = internal constant [7 x i8] c"x > 0\00"
+//   call void @__assertfail(ptr @assertMessage_3, ...)
+// gives "@_ = internal constant [ 7 x i8 ] c"x > 0\00"" (order-free) and
+// "call void @__assertfail ( ptr @_ , ... )", the name `@c<hash of the
+// definition>` in the canonical text. Global variables only (functions keep
+// their names), and only those defined before their uses (LLVM prints
+// globals first).
 #include <memory>
+#include <unordered_set>
 
 #include "normalize/engine.h"
 #include "normalize/handler_util.h"
@@ -35,10 +47,43 @@ class LlvmHandler : public DialectHandler {
 
  private:
   void metadata_definition(Engine& e, TokenSpan toks);
+  bool local_global_definition(Engine& e, TokenSpan toks);
   void emit(Engine& e, TokenSpan toks, size_t from, bool results, bool all_defs, bool phi);
 
   uint32_t unit_depth_ = 0;
+  std::unordered_set<std::string_view> local_globals_;  ///< `@name` tokens, views into the source.
 };
+
+/// `@x = [linkage ...] global|constant ...` with `private` or `internal`
+/// linkage: a module-local global variable, defined by the rest of the line.
+bool LlvmHandler::local_global_definition(Engine& e, TokenSpan toks) {
+  if (!e.opts().rename_globals || e.in_unit()) return false;
+  bool local = false, constant = false;
+  size_t i = 2;
+  for (; i < toks.size(); ++i) {
+    const ir::Token& t = toks[i];
+    if (is_bare(t, "private") || is_bare(t, "internal")) local = true;
+    if (is_bare(t, "global") || is_bare(t, "constant")) {
+      constant = t.text == "constant";
+      break;
+    }
+    if (t.kind != TokenKind::kBareId && !is_punct(t, '(') && !is_punct(t, ')') &&
+        t.kind != TokenKind::kInteger && t.kind != TokenKind::kString)
+      return false;  // `addrspace(3)`, `section "x"` pass; anything else is not a variable
+  }
+  if (!local || i == toks.size()) return false;
+  uint32_t s = e.global(toks[0].text, SymbolClass::kGlobal, kGlobalMask);
+  local_globals_.insert(toks[0].text);
+  // A variable is an identity (two of equal content are two places); two
+  // constants of equal content are interchangeable.
+  e.sym(s).distinct = !constant;
+  e.symbol(s, toks[0].text, true);
+  e.text(toks[1].text);
+  e.define(s);
+  e.cur().order_free = true;
+  emit(e, toks, 2, false, false, false);
+  return true;
+}
 
 void LlvmHandler::metadata_definition(Engine& e, TokenSpan toks) {
   const NormalizeOptions& o = e.opts();
@@ -124,6 +169,9 @@ void LlvmHandler::line(Engine& e, TokenSpan toks) {
         e.skip_line();
         return;
       }
+      break;
+    case TokenKind::kSymbolRef:
+      if (toks.size() >= 3 && is_punct(toks[1], '=') && local_global_definition(e, toks)) return;
       break;
     default:
       break;
@@ -238,6 +286,13 @@ void LlvmHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results, boo
       case TokenKind::kHashId:
         if (numbered(t.text) && o.rename_metadata) {
           e.symbol(e.global(t.text, SymbolClass::kAttrGroup, kAttrGroupMask), t.text, false);
+        } else {
+          e.text(t.text);
+        }
+        continue;
+      case TokenKind::kSymbolRef:
+        if (!local_globals_.empty() && local_globals_.count(t.text)) {
+          e.symbol(e.global(t.text, SymbolClass::kGlobal, kGlobalMask), t.text, false);
         } else {
           e.text(t.text);
         }

@@ -18,8 +18,15 @@
 // and Module::resources["ptx.reg.b32"] = 14. Comments, `.loc`, `.file`, the
 // unreferenced debug label `$L__tmp0:` and the whole `.debug_*` section are
 // gone; `%ctaid.x` keeps its name; `%r7` is numbered within the `%r` class.
+//
+// Module-level data without `.visible` / `.extern` / `.weak` / `.common`
+// (what LLVM makes of `private` / `internal` globals: `assertMessage_0`,
+// `_$_str`, `__unnamed_1`) is named by its declaration, like LLVM IR's:
+//   .global .align 1 .b8 assertFile_2[9] = {107, ...};   "@_" (order-free)
+//   mov.u64 %rd1, assertFile_2;                           "mov.u64 %rd , @_ ;"
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "normalize/engine.h"
@@ -108,6 +115,7 @@ class PtxHandler : public DialectHandler {
   void declare_registers(Engine& e, TokenSpan toks);
   const Declared* declared(std::string_view name) const;
   void shared_bytes(Engine& e, TokenSpan toks);
+  bool local_data(Engine& e, TokenSpan toks);
   void emit(Engine& e, TokenSpan toks, size_t op_at);
 
   Section section_ = Section::kNone;
@@ -117,7 +125,29 @@ class PtxHandler : public DialectHandler {
   bool body_open_ = false;
   std::vector<Declared> declared_;
   uint32_t next_decl_ = 1;
+  std::unordered_set<std::string_view> local_data_;  ///< Names, views into the source.
+  size_t def_at_ = 0;        ///< Token index of the name a local_data() line defines (0: none).
+  uint32_t def_sym_ = 0;
 };
+
+/// `.global .align 1 .b8 name[9] = {...};` (also `.const`, `.shared`) at
+/// module level: local data, defined by the whole line. Sets def_at_.
+bool PtxHandler::local_data(Engine& e, TokenSpan toks) {
+  std::string_view d = toks[0].text;
+  if (!e.opts().rename_globals || e.in_unit() || (d != ".global" && d != ".const" && d != ".shared"))
+    return false;
+  size_t i = 1;
+  while (i < toks.size() && (toks[i].kind == TokenKind::kDirective || toks[i].kind == TokenKind::kInteger)) ++i;
+  if (i >= toks.size() || toks[i].kind != TokenKind::kBareId) return false;
+  def_sym_ = e.global(toks[i].text, SymbolClass::kGlobal, kGlobalMask);
+  local_data_.insert(toks[i].text);
+  // Only `.const` is read-only: other data of equal content are two places.
+  e.sym(def_sym_).distinct = d != ".const";
+  e.define(def_sym_);  // the whole line: space, alignment and type count
+  e.cur().order_free = true;
+  def_at_ = i;
+  return true;
+}
 
 void PtxHandler::declare_registers(Engine& e, TokenSpan toks) {
   // `.reg .b32 %r<96>;` at the top of a function body is the usual
@@ -246,8 +276,13 @@ void PtxHandler::line(Engine& e, TokenSpan toks) {
   }
   const ir::Token& t0 = toks[0];
   bool started = false;
+  def_at_ = 0;
   if (t0.kind == TokenKind::kDirective) {
     if (directive_line(e, toks)) return;
+    if (local_data(e, toks)) {
+      emit(e, toks, toks.size());
+      return;
+    }
     // `.visible .entry k(`, `.func (.param .b32 r) f(`; not `.extern` prototypes.
     bool func = false, ext = false;
     std::string_view name;
@@ -319,6 +354,15 @@ void PtxHandler::emit(Engine& e, TokenSpan toks, size_t op_at) {
         }
         continue;
       case TokenKind::kBareId:
+        if (def_at_ && i == def_at_) {
+          e.symbol(def_sym_, t.text, true);
+          continue;
+        }
+        if (!local_data_.empty() && i != op_at && local_data_.count(t.text) &&
+            !(i > op_at && declared(t.text))) {
+          e.symbol(e.global(t.text, SymbolClass::kGlobal, kGlobalMask), t.text, false);
+          continue;
+        }
         if (i > op_at && op_at < toks.size()) {
           // A branch target without `$` (`bra BB0;`), a register declared
           // without `%` (`prmt.b32 a0, ...`).

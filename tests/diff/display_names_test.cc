@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <set>
 
 #include "ksnap/diff/engine.h"
 #include "ksnap/diff/structural.h"
@@ -148,6 +149,48 @@ TEST(DisplayNames, CorpusLinesKeepLabelSyntax) {
       }
   }
   EXPECT_GT(checked, 100u);
+}
+
+/// With values kept (`ksnap diff --keep-values`) LLVM values print as they
+/// are while blocks still print by BASE's names, and the two share one
+/// namespace: unoptimized LLVM IR (DISABLE_LLVM_OPT=1, the real-world
+/// corpus) numbers its blocks and values differently from O3's, so HEAD's
+/// block 10 shown as BASE's `%15` met HEAD's own value `%15 = call ...` in
+/// the same lines. Now such a value reads `%h_15`: in the HEAD lines of a
+/// hunk no name is both a value and a block, and labels keep their syntax
+/// (`.lr.ph:`, `%.lr.ph`).
+TEST(DisplayNames, KeptValuesNeverShareANameWithABlock) {
+  const std::string dir = std::string(KSNAP_SOURCE_DIR) + "/tests/fixtures/realworld/";
+  std::regex value_def(R"(^(%[-\w.$]+) = )");
+  std::regex label_def(R"(^([-\w.$]+):$)");
+  std::regex block_use(R"(label %([-\w.$]+)|\[ [^,\]]+, %([-\w.$]+) \])");
+  size_t hunks = 0, marked = 0;
+  for (const auto& [base, head] : {std::pair{"base", "llvm_opt_off"}, {"gfx942_base", "gfx942_llvm_opt_off"}}) {
+    DiffOptions o;
+    o.stages = {"llir"};
+    o.normalize.rename_values = false;
+    auto r = diff_paths(dir + base, dir + head, o);
+    ASSERT_TRUE(r) << r.status().to_string();
+    for (const auto& v : r->variants)
+      for (const auto& s : v.stages)
+        for (const auto& h : s.hunks) {
+          ++hunks;
+          std::set<std::string> values, blocks;
+          for (const auto& l : h.lines) {
+            if (l.kind != LineKind::kAdded) continue;
+            std::smatch m;
+            if (std::regex_search(l.text, m, value_def)) values.insert(m[1].str().substr(1));
+            if (std::regex_search(l.text, m, label_def)) blocks.insert(m[1].str());
+            for (auto it = std::sregex_iterator(l.text.begin(), l.text.end(), block_use);
+                 it != std::sregex_iterator(); ++it)
+              blocks.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
+            marked += l.text.find("%h_") != std::string::npos;
+          }
+          for (const std::string& b : blocks) EXPECT_EQ(values.count(b), 0u) << v.name() << ": %" << b;
+        }
+  }
+  EXPECT_GT(hunks, 20u);
+  EXPECT_GT(marked, 0u);  // the collisions are there to avoid (memcpy_kernel: `%h_15 = call`)
 }
 
 }  // namespace

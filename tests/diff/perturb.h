@@ -9,10 +9,17 @@
 //     renumber   aliases (MLIR, prefix and number), metadata and attribute
 //                groups (LLVM) get other names; their definitions are
 //                reordered
-//     locs       the MLIR `#loc` table is renumbered and reordered
+//     globals    module-local globals (LLVM `private` / `internal`, PTX
+//                data without `.visible`) get Triton's and NVPTX's numbered
+//                names (`@assertMessage_3`, `__unnamed_3`); definitions are
+//                reordered
+//     locs       the MLIR `#loc` table is renumbered and reordered; AMDGCN
+//                `.loc` lines name other Python lines, `.file` another
+//                folder, comments read differently
 //   Real (the diff must show exactly these lines):
-//     constant   one integer of one op changes
-//     insert     one op is repeated with a new result
+//     constant   one integer of one op changes (not a register number)
+//     insert     one op is repeated with a new result (AMDGCN: into
+//                registers nothing else uses, `s_lshl_b32 s15, s14, 10`)
 //   Repetitive code (the diff must stay within 2 lines):
 //     run_delete / run_duplicate  one line in the middle of a run of ops
 //                of one shape is deleted / written twice
@@ -69,6 +76,11 @@ inline std::string_view trim_left(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
   return s.substr(i);
+}
+
+inline std::string_view trim_right(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
 }
 
 /// One step of a scan over `l`: true when `l[*i]` belongs to a string
@@ -511,6 +523,71 @@ inline std::string llvm_renumber_metadata(const std::string& text) {
   });
 }
 
+/// The name a module-local global definition line defines, or "": LLVM
+/// `@x = private|internal ... global|constant ...`, PTX `.global` / `.const`
+/// data at the start of a line (not `.visible`, `.extern`, `.weak`).
+inline std::string local_global_def(std::string_view l, Kind k) {
+  if (k == Kind::kLlvm) {
+    if (l.empty() || l[0] != '@') return "";
+    size_t eq = l.find(" = ");
+    if (eq == std::string_view::npos) return "";
+    std::string_view rest = l.substr(eq + 3);
+    size_t kw = std::min(rest.find("global "), rest.find("constant "));
+    if (kw == std::string_view::npos) return "";
+    std::string_view linkage = rest.substr(0, kw);
+    if (linkage.find("private") == std::string_view::npos && linkage.find("internal") == std::string_view::npos)
+      return "";
+    return std::string(l.substr(0, eq));
+  }
+  if (k == Kind::kPtx && (starts_with(l, ".global ") || starts_with(l, ".const "))) {
+    size_t end = l.find_first_of("[=;");
+    if (end == std::string_view::npos) return "";
+    std::string_view head = l.substr(0, end);
+    while (!head.empty() && head.back() == ' ') head.remove_suffix(1);
+    size_t sp = head.find_last_of(" \t");
+    return sp == std::string_view::npos ? "" : std::string(head.substr(sp + 1));
+  }
+  return "";
+}
+
+/// Module-local globals renamed the way Triton and LLVM number them
+/// (`@assertMessage_<n>`, PTX `__unnamed_<n>`, numbers in reverse order of
+/// definition) and their definition lines reversed: a module that got one
+/// more string elsewhere.
+inline std::string rename_local_globals(const std::string& text, Kind k) {
+  std::vector<std::string> lines = lines_of(text);
+  std::map<std::string, std::string> to;
+  std::vector<std::string> names;
+  for (const std::string& l : lines) {
+    std::string n = local_global_def(l, k);
+    if (!n.empty() && !to.count(n)) names.push_back(n), to[n] = "";
+  }
+  if (names.empty()) return text;
+  for (size_t i = 0; i < names.size(); ++i)
+    to[names[i]] = (k == Kind::kLlvm ? "@assertMessage_" : "__unnamed_") + std::to_string(names.size() + 2 - i);
+  auto word = [](char c) { return name_char(c) || c == '@' || c == '"'; };
+  for (std::string& l : lines) {
+    std::string out;
+    size_t code = code_end(l, k);
+    for (size_t i = 0; i < l.size();) {
+      bool done = false;
+      if (i < code && (i == 0 || !word(l[i - 1]))) {
+        for (const auto& [from, repl] : to) {
+          if (l.compare(i, from.size(), from) == 0 && (i + from.size() == l.size() || !word(l[i + from.size()]))) {
+            out += repl;
+            i += from.size();
+            done = true;
+            break;
+          }
+        }
+      }
+      if (!done) out += l[i++];
+    }
+    l = out;
+  }
+  return reverse_runs(join(lines), [k](const std::string& l) { return !local_global_def(l, k).empty(); });
+}
+
 // ------------------------------------------------------------- PTX, AMDGCN --
 
 /// A PTX virtual register `%r12`: class letters and number; special
@@ -607,6 +684,39 @@ inline std::string amdgcn_rename(const std::string& text) {
   return join(lines);
 }
 
+/// What another source path and 7 lines more on top of the Python file do
+/// to AMDGCN: every `.loc F L C` names line L + 7 (and its `; file:L:C`
+/// comment says so), `.file` names another folder, and the other comments
+/// read differently (`; %bb.3:` -> `; %bb.3: (moved)`).
+inline std::string amdgcn_shift_locs(const std::string& text) {
+  std::vector<std::string> lines = lines_of(text);
+  for (std::string& l : lines) {
+    size_t end = code_end(l, Kind::kAmdgcn);
+    std::string code = l.substr(0, end), comment = l.substr(end);
+    std::string_view t = trim_left(code);
+    if (starts_with(t, ".loc\t") || starts_with(t, ".loc ")) {
+      // `.loc 1 44 24 ...`: the second number is the line.
+      size_t at = code.find_first_of("0123456789", code.find(".loc") + 4);
+      at = at == std::string::npos ? at : code.find_first_not_of("0123456789", at);
+      at = at == std::string::npos ? at : code.find_first_of("0123456789", at);
+      if (at != std::string::npos) {
+        size_t e = code.find_first_not_of("0123456789", at);
+        if (e == std::string::npos) e = code.size();
+        long line = std::stol(code.substr(at, e - at));
+        if (line > 0) code = code.substr(0, at) + std::to_string(line + 7) + code.substr(e);
+      }
+      comment.clear();  // `; 01-vector-add.py:44:24` would name the old line
+    } else if (starts_with(t, ".file")) {
+      size_t q = code.find('"');
+      if (q != std::string::npos) code.insert(q + 1, "/elsewhere");
+    } else if (!comment.empty()) {
+      comment += " (moved)";
+    }
+    l = code + comment;
+  }
+  return join(lines);
+}
+
 // ------------------------------------------------------------- cosmetic --
 
 struct Noise {
@@ -626,9 +736,18 @@ inline std::vector<Noise> noises(Kind k) {
     case Kind::kLlvm:
       return {{"rename", llvm_rename},
               {"renumber", llvm_renumber_metadata},
-              {"all", [](const std::string& t) { return llvm_renumber_metadata(llvm_rename(t)); }}};
-    case Kind::kPtx: return {{"rename", ptx_rename}};
-    case Kind::kAmdgcn: return {{"rename", amdgcn_rename}};
+              {"globals", [](const std::string& t) { return rename_local_globals(t, Kind::kLlvm); }},
+              {"all", [](const std::string& t) {
+                 return rename_local_globals(llvm_renumber_metadata(llvm_rename(t)), Kind::kLlvm);
+               }}};
+    case Kind::kPtx:
+      return {{"rename", ptx_rename},
+              {"globals", [](const std::string& t) { return rename_local_globals(t, Kind::kPtx); }},
+              {"all", [](const std::string& t) { return rename_local_globals(ptx_rename(t), Kind::kPtx); }}};
+    case Kind::kAmdgcn:
+      return {{"rename", amdgcn_rename},
+              {"locs", amdgcn_shift_locs},
+              {"all", [](const std::string& t) { return amdgcn_shift_locs(amdgcn_rename(t)); }}};
   }
   return {};
 }
@@ -656,9 +775,12 @@ inline bool op_line(std::string_view l, Kind k, bool in_fn) {
       if (t.find("@llvm.dbg.") != std::string_view::npos) return false;  // debug info: dropped
       return t[0] == '%' || starts_with(t, "store ") || starts_with(t, "call ") || starts_with(t, "tail call ");
     case Kind::kPtx:
-    case Kind::kAmdgcn:
       return (std::isalpha(static_cast<unsigned char>(t[0])) || t[0] == '@') && t.find(':') == std::string_view::npos &&
              t[0] != '.';
+    case Kind::kAmdgcn: {  // `s_load_dwordx2 s[2:3], s[0:1], 0x0`, not `name:` nor `.loc`
+      std::string_view code = trim_right(t.substr(0, code_end(t, k)));
+      return !code.empty() && std::isalpha(static_cast<unsigned char>(code[0])) && code.back() != ':';
+    }
   }
   return false;
 }
@@ -672,9 +794,10 @@ inline std::vector<bool> in_function(const std::vector<std::string>& lines, Kind
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string_view l = lines[i];
     std::string_view t = trim_left(l);
-    if (k == Kind::kAmdgcn) {  // between `name:` and `.Lfunc_end`
-      if (!t.empty() && t[0] != '.' && t[0] != ';' && t.find(':') != std::string_view::npos &&
-          t.find(' ') == std::string_view::npos)
+    if (k == Kind::kAmdgcn) {  // between `name:` (`add_kernel:   ; @add_kernel`) and `.Lfunc_end`
+      std::string_view code = trim_right(t.substr(0, code_end(t, k)));
+      if (!code.empty() && code[0] != '.' && code.back() == ':' &&
+          code.find_first_of(" \t") == std::string_view::npos)
         fn = true;
       if (starts_with(t, ".Lfunc_end")) fn = false;
       out[i] = fn;
@@ -710,10 +833,12 @@ inline std::vector<Span> integers(std::string_view l, Kind k) {
   size_t dbg = l.find(", !dbg");
   if (dbg != std::string_view::npos && k == Kind::kLlvm) end = std::min(end, dbg);
   bool str = false;
+  int bracket = 0;  // AMDGCN `s[4:11]`: register numbers, not constants
   for (size_t i = 0; i < end; ++i) {
     if (in_string(l, &i, &str)) continue;
     char c = l[i];
-    if (!std::isdigit(static_cast<unsigned char>(c))) continue;
+    if (k == Kind::kAmdgcn && (c == '[' || c == ']')) bracket += c == '[' ? 1 : -1;
+    if (!std::isdigit(static_cast<unsigned char>(c)) || bracket > 0) continue;
     if (i > 0 && (name_char(l[i - 1]) || l[i - 1] == '%' || l[i - 1] == '!' || l[i - 1] == '#' ||
                   l[i - 1] == '^' || l[i - 1] == '@' || l[i - 1] == '+' ||
                   (l[i - 1] == '-' && i > 1 && (l[i - 2] == 'e' || l[i - 2] == 'E')))) {
@@ -750,6 +875,72 @@ inline std::optional<Mutation> change_constant(const std::string& text, Kind k) 
   return std::nullopt;
 }
 
+/// An AMDGCN register operand `s14`, `v0`, `a3` or range `v[8:9]` at the
+/// start of `t`: its class letter, first and last number, and length.
+struct AsmReg {
+  char cls;
+  long first, last;
+  size_t len;
+};
+inline std::optional<AsmReg> amdgcn_reg(std::string_view t) {
+  if (t.size() < 2 || (t[0] != 's' && t[0] != 'v' && t[0] != 'a')) return std::nullopt;
+  auto digits = [&](size_t at, long* v) {
+    size_t e = at;
+    while (e < t.size() && std::isdigit(static_cast<unsigned char>(t[e]))) ++e;
+    if (e == at || e - at > 6) return size_t{0};
+    *v = std::stol(std::string(t.substr(at, e - at)));
+    return e;
+  };
+  AsmReg r{t[0], 0, 0, 0};
+  if (t[1] == '[') {
+    size_t e = digits(2, &r.first);
+    if (!e || e >= t.size() || t[e] != ':') return std::nullopt;
+    e = digits(e + 1, &r.last);
+    if (!e || e >= t.size() || t[e] != ']' || r.last < r.first) return std::nullopt;
+    r.len = e + 1;
+  } else {
+    size_t e = digits(1, &r.first);
+    if (!e) return std::nullopt;
+    r.last = r.first;
+    r.len = e;
+  }
+  if (r.len < t.size() && name_char(t[r.len])) return std::nullopt;  // `s_load...`, `v0x`
+  return r;
+}
+
+/// `line` (an AMDGCN op writing a register first: `s_lshl_b32 s0, s14, 10`)
+/// repeated into registers no line of `lines` uses (`s_lshl_b32 s15, s14,
+/// 10`): a new value. nullopt for ops that write no register first (stores,
+/// branches, waits, compares into vcc).
+inline std::optional<std::string> amdgcn_new_result(const std::string& line,
+                                                    const std::vector<std::string>& lines) {
+  std::string_view t = trim_left(line);
+  size_t sp = t.find_first_of(" \t");
+  if (sp == std::string_view::npos) return std::nullopt;
+  std::string_view op = t.substr(0, sp);
+  if (op.find("store") != std::string_view::npos || op.find("write") != std::string_view::npos ||
+      starts_with(op, "s_cbranch") || starts_with(op, "s_branch") || starts_with(op, "s_waitcnt") ||
+      starts_with(op, "s_setpc") || starts_with(op, "s_swappc"))
+    return std::nullopt;
+  size_t at = static_cast<size_t>(t.data() - line.data()) + sp;
+  while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+  std::optional<AsmReg> dst = amdgcn_reg(std::string_view(line).substr(at));
+  if (!dst) return std::nullopt;
+  long top = -1;  // the highest register of that class anywhere
+  for (const std::string& l : lines) {
+    for (size_t i = 0; i < l.size(); ++i) {
+      if (l[i] == ';') break;
+      if (l[i] != dst->cls || (i > 0 && name_char(l[i - 1]))) continue;
+      if (std::optional<AsmReg> r = amdgcn_reg(std::string_view(l).substr(i))) top = std::max(top, r->last);
+    }
+  }
+  long n = top + 1, width = dst->last - dst->first;
+  std::string reg = dst->len > 1 && line[at + 1] == '['
+                        ? std::string(1, dst->cls) + "[" + std::to_string(n) + ":" + std::to_string(n + width) + "]"
+                        : std::string(1, dst->cls) + std::to_string(n);
+  return line.substr(0, at) + reg + line.substr(at + dst->len);
+}
+
 /// The first op line that defines one value is repeated right after itself
 /// with another result name.
 inline std::optional<Mutation> insert_op(const std::string& text, Kind k) {
@@ -758,6 +949,12 @@ inline std::optional<Mutation> insert_op(const std::string& text, Kind k) {
   for (size_t i = 0; i < lines.size(); ++i) {
     if (!op_line(lines[i], k, fn[i])) continue;
     std::string l = lines[i];
+    if (k == Kind::kAmdgcn) {
+      std::optional<std::string> copy = amdgcn_new_result(l, lines);
+      if (!copy) continue;
+      lines.insert(lines.begin() + static_cast<long>(i) + 1, *copy);
+      return Mutation{join(lines), 0, static_cast<uint32_t>(i + 2)};
+    }
     std::vector<Span> names = sigil_names(l, '%', k);
     if (names.empty()) continue;
     int opens, closes, min_depth;

@@ -346,6 +346,26 @@ TEST(PerturbDiffTest, RealworldFixture) {
   PerturbRun r;
   r.run(sources);
   r.report("tests/fixtures/realworld");
+  // Every IR kind of the corpus (NVIDIA and gfx942) gets real mutations and
+  // run edits, not only cosmetic noise.
+  for (const char* kind : {"mlir", "llvm", "ptx", "amdgcn"}) {
+    auto it = r.tally().find(kind);
+    ASSERT_NE(it, r.tally().end()) << kind;
+    EXPECT_GT(it->second.mutations, 0u) << kind;
+    EXPECT_GT(it->second.runs, 0u) << kind;
+  }
+}
+
+// Any folder of IR files (the untrimmed real-world captures, for one): set
+// KSNAP_PERTURB_DIR. Skipped otherwise; the figures go to docs/benchmarks.md.
+TEST(PerturbDiffTest, FolderFromEnvironment) {
+  const char* dir = std::getenv("KSNAP_PERTURB_DIR");
+  if (!dir || !*dir) GTEST_SKIP() << "KSNAP_PERTURB_DIR not set";
+  std::vector<Source> sources = files_under(dir);
+  ASSERT_FALSE(sources.empty()) << dir;
+  PerturbRun r;
+  r.run(sources);
+  r.report(dir);
 }
 
 

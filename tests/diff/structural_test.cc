@@ -238,6 +238,88 @@ TEST(StructuralTest, HoistedOpIsOneMoveNotARenumbering) {
   EXPECT_EQ(sd.lines_removed, 1u);
 }
 
+// A run of copies of one register (`mov.b32 %r94, %r75` ... `%r76, %r75`,
+// tutorial 05's Gluon matmul, PTX without LLVM optimization) loses one line:
+// every copy is the same computation, so keys that let the first copy stand
+// for the others cannot tell the run's lines apart. The diff shows the
+// deleted line alone; the copy's user (`mov.b32 %r501, %r91`, now reading a
+// register nothing writes) keeps its counterpart and never shows as a -/+
+// pair that reads identical (it did: 3 lines, registers shifted by one).
+TEST(StructuralTest, LineDeletedFromARunOfCopiesShowsAlone) {
+  std::string a = read(std::string(KSNAP_SOURCE_DIR) +
+                       "/tests/fixtures/realworld/llvm_opt_off/cache/"
+                       "IZRRFXHC4D7E56XLOLOBLIRCMFXPXQ44JOZF3MNFHW3IIKZLGWJQ/blocked_matmul_kernel.ptx");
+  ASSERT_NE(a.find("\tmov.b32 \t%r501, %r91;"), std::string::npos);
+  for (const char* reg : {"%r91", "%r84", "%r76"}) {
+    std::string line = std::string("\tmov.b32 \t") + reg + ", %r75;";
+    std::string b = a;
+    size_t at = b.find(line + "\n");
+    ASSERT_NE(at, std::string::npos) << reg;
+    b.erase(at, line.size() + 1);
+    StageDiff sd = run_diff(a, b, ir::Dialect::kPtx);
+    EXPECT_EQ(changed_texts(sd, LineKind::kRemoved), std::vector<std::string>{line.substr(1)}) << reg;
+    EXPECT_TRUE(changed_texts(sd, LineKind::kAdded).empty()) << reg;
+  }
+}
+
+// Values built alike: three loop counters (tutorial 08's grouped TMA matmul:
+// one buffer index per descriptor, `%66`, `%67`, `%68`, each a phi, a shift,
+// an add/compare/select and an exit phi), or equal `and`s. Structure cannot
+// tell them apart, so when one's definition is deleted the neighbourhood
+// keys pair the definitions by order. That pairing must not decide which
+// value is which: the values' uses do (it showed 15 and 3 lines, uses
+// swapped). Real excerpts: tests/fixtures/excerpts/README.md.
+TEST(StructuralTest, LineDeletedFromValuesBuiltAlikeShowsAlone) {
+  struct Case {
+    const char* file;
+    std::vector<std::string> lines;  // each deleted in turn
+  } cases[] = {
+      {"grouped_matmul_tma_counters.llir",
+       {"  %66 = phi i32 [ 0, %.lr.ph23 ]", "  %67 = phi i32 [ 0, %.lr.ph23 ]",
+        "  %68 = phi i32 [ 0, %.lr.ph23 ]"}},
+      // Tutorial 09's warp-specialized persistent matmul: LICM hoisted six
+      // `and`s, two of each computation, each with its own user.
+      {"descriptor_persistent_ands.llir",
+       {"  %invariant.op416 = and", "  %invariant.op418 = and", "  %invariant.op419 = and"}},
+  };
+  for (const Case& c : cases) {
+    std::string a = read(std::string(KSNAP_SOURCE_DIR) + "/tests/fixtures/excerpts/" + c.file);
+    for (const std::string& v : c.lines) {
+      size_t at = a.find(v);
+      ASSERT_NE(at, std::string::npos) << v;
+      size_t eol = a.find('\n', at);
+      std::string line = a.substr(at + 2, eol - at - 2);
+      std::string b = a.substr(0, at) + a.substr(eol + 1);
+      StageDiff sd = run_diff(a, b, ir::Dialect::kLlvm);
+      EXPECT_EQ(changed_texts(sd, LineKind::kRemoved), std::vector<std::string>{line}) << v;
+      EXPECT_TRUE(changed_texts(sd, LineKind::kAdded).empty()) << v;
+    }
+  }
+}
+
+// Globals the compiler numbers (`@.str` / `@.str.2`, Triton's
+// `@assertMessage_N`) renamed and reordered next to a real change: the diff
+// shows the changed call alone, spelling HEAD's global by BASE's name, and
+// never the definitions as -/+ lines.
+TEST(StructuralTest, CompilerNumberedGlobalsNeverShow) {
+  std::string a = read(find_file("layer_norm_fwd", "llir"));
+  ASSERT_NE(a.find("@.str.2 = private"), std::string::npos);
+  std::string b = std::regex_replace(a, std::regex("@\\.str\\.2\\b"), "@assertMessage_1");
+  b = std::regex_replace(b, std::regex("@\\.str(?![.\\w])"), "@assertFile_4");
+  // The two definitions in the other order (new globals go first).
+  size_t d1 = b.find("@assertFile_4 ="), d2 = b.find("@assertMessage_1 =");
+  ASSERT_LT(d1, d2);
+  size_t e1 = b.find('\n', d1) + 1, e2 = b.find('\n', d2) + 1;
+  b = b.substr(0, d1) + b.substr(d2, e2 - d2) + b.substr(e1, d2 - e1) + b.substr(d1, e1 - d1) + b.substr(e2);
+  b = edit_line(b, "@__nvvm_reflect(ptr nonnull @assertMessage_1)",
+                "  %167 = tail call i32 @__nvvm_reflect(ptr nonnull @assertFile_4) #6, !dbg !42");
+  StageDiff sd = run_diff(a, b, ir::Dialect::kLlvm);
+  EXPECT_EQ(changed_texts(sd, LineKind::kRemoved),
+            std::vector<std::string>{"%167 = tail call i32 @__nvvm_reflect(ptr nonnull @.str.2) #6"});
+  EXPECT_EQ(changed_texts(sd, LineKind::kAdded),
+            std::vector<std::string>{"%167 = tail call i32 @__nvvm_reflect(ptr nonnull @.str) #6"});
+}
+
 
 // A unit present on one side only after a unit that changed: its lines
 // never take the previous unit's edit pairs (issue 8 items 1 and 5: a

@@ -165,5 +165,75 @@ TEST(NamesTest, LlvmLabelsWithDotsQuotesAndDashes) {
   }
 }
 
+// Module-local globals that the compiler numbers (issue 8): LLVM numbers
+// private strings `@.str`, `@.str.2` by creation order, Triton names its
+// assert and printf strings `@assertMessage_N`, `@assertFile_N`,
+// `@assertFunc_N`, `@printfFormat_N` with the first number the module does
+// not use yet, and NVPTX prints `@.str.2` as `_$_str_$_2` and unnamed
+// globals as `__unnamed_N`. Which number a string gets says nothing about
+// the kernel: a global is what it holds.
+TEST(NamesTest, CompilerNumberedGlobalsAreTheirDefinitions) {
+  // Real LLVM IR: the layer-norm forward kernel reads two libdevice
+  // reflection strings through `@__nvvm_reflect`.
+  std::string ln = example_text("layer_norm_fwd", "llir");
+  ASSERT_NE(ln.find("@.str = private unnamed_addr constant [11 x i8] c\"__CUDA_FTZ\\00\""),
+            std::string::npos);
+  ASSERT_NE(ln.find("@__nvvm_reflect(ptr nonnull @.str.2)"), std::string::npos);
+  auto rename = [](std::string t, const std::vector<std::pair<std::string, std::string>>& to) {
+    // Whole names only (`@.str` is a prefix of `@.str.2`): longest first.
+    for (const auto& [from, repl] : to) t = regex_replace_all(t, from + "(?![A-Za-z0-9_.$])", repl);
+    return t;
+  };
+  // The two numbers swapped, and Triton's spelling with other numbers.
+  std::string swapped = rename(ln, {{"@\\.str\\.2", "@TMP"}, {"@\\.str", "@.str.2"}, {"@TMP", "@.str"}});
+  std::string triton0 = rename(ln, {{"@\\.str\\.2", "@assertMessage_0"}, {"@\\.str", "@assertFile_0"}});
+  std::string triton3 = rename(ln, {{"@\\.str\\.2", "@assertMessage_3"}, {"@\\.str", "@assertFile_1"}});
+  // Triton's addStringToModule puts each new global first: definitions reordered.
+  size_t d1 = triton3.find("@assertFile_1 ="), d2 = triton3.find("@assertMessage_3 =");
+  ASSERT_LT(d1, d2);
+  size_t e1 = triton3.find('\n', d1) + 1, e2 = triton3.find('\n', d2) + 1;
+  std::string reordered = triton3.substr(0, d1) + triton3.substr(d2, e2 - d2) +
+                          triton3.substr(e1, d2 - e1) + triton3.substr(d1, e1 - d1) + triton3.substr(e2);
+  // Real changes: a call reads the other string; a string's content changes.
+  std::string repointed = regex_replace_all(triton0, "@__nvvm_reflect\\(ptr nonnull @assertMessage_0\\)",
+                                            "@__nvvm_reflect(ptr nonnull @assertFile_0)");
+  std::string content = regex_replace_all(triton0, "__CUDA_PREC_SQRT", "__CUDA_PREC_DIVS");
+  ASSERT_NE(swapped.find("@__nvvm_reflect(ptr nonnull @.str)"), std::string::npos);
+  ASSERT_NE(reordered.find("@assertMessage_3 = private"), std::string::npos);
+  Case cases[] = {
+      {"LLVM: @.str and @.str.2 swapped", ln, swapped, Dialect::kLlvm, true},
+      {"LLVM: Triton's @assertMessage_N / @assertFile_N", ln, triton0, Dialect::kLlvm, true},
+      {"LLVM: other numbers, definitions reordered", triton0, reordered, Dialect::kLlvm, true},
+      {"LLVM: a call re-pointed to the other string", triton0, repointed, Dialect::kLlvm, false},
+      {"LLVM: a string's content changed", triton0, content, Dialect::kLlvm, false},
+  };
+  for (const Case& c : cases) check(c);
+  // An external or a function keeps its name: @__nvvm_reflect is not local.
+  std::string callee = regex_replace_all(ln, "@__nvvm_reflect\\b", "@__nvvm_reflect2");
+  check({"LLVM: a declared function renamed", ln, callee, Dialect::kLlvm, false});
+
+  // Real PTX of the same strings (tutorial 07's asin kernel, Triton 3.6):
+  // `_$_str` and `_$_str_$_2`, and NVPTX's `__unnamed_N` for unnamed globals.
+  auto buf = read_text_file(std::string(KSNAP_SOURCE_DIR) +
+                            "/tests/fixtures/realworld/base/cache/"
+                            "HJIM7UAXU7IWGGXM56LYVXEQ4PIOIXN4BIQFM4YDH6Z3HI3XIE4A/asin_kernel.ptx");
+  ASSERT_TRUE(buf);
+  std::string asin(buf->view());
+  ASSERT_NE(asin.find(".global .align 1 .b8 _$_str_$_2[17]"), std::string::npos);
+  std::string ptx_swapped = rename(asin, {{"_\\$_str_\\$_2", "TMP"}, {"_\\$_str", "_$$_str_$$_2"}, {"TMP", "_$$_str"}});
+  std::string unnamed = rename(asin, {{"_\\$_str_\\$_2", "__unnamed_2"}, {"_\\$_str", "__unnamed_1"}});
+  std::string visible = regex_replace_all(asin, "\n\\.global \\.align 1 \\.b8 _\\$_str\\[",
+                                          "\n.visible .global .align 1 .b8 _$$_str[");
+  std::string ptx_content = regex_replace_all(asin, "\\{95, 95, 67, 85, 68, 65, 95, 70, 84, 90\\}",
+                                              "{95, 95, 67, 85, 68, 65, 95, 70, 84, 91}");
+  Case ptx[] = {
+      {"PTX: _$_str and _$_str_$_2 swapped", asin, ptx_swapped, Dialect::kPtx, true},
+      {"PTX: NVPTX's __unnamed_N", asin, unnamed, Dialect::kPtx, true},
+      {"PTX: made .visible", asin, visible, Dialect::kPtx, false},
+      {"PTX: a string's content changed", asin, ptx_content, Dialect::kPtx, false},
+  };
+  for (const Case& c : ptx) check(c);
+}
+
 }  // namespace
 }  // namespace ksnap::norm

@@ -35,6 +35,7 @@ namespace {
 struct NormalizeFlags {
   bool keep_values = false, keep_blocks = false, keep_aliases = false, keep_locations = false;
   bool keep_metadata = false, keep_ident = false, keep_comments = false, keep_reg_decls = false;
+  bool keep_globals = false;
 
   void add(CLI::App* c) {
     c->add_flag("--keep-values", keep_values, "Do not rename SSA values / registers");
@@ -42,6 +43,8 @@ struct NormalizeFlags {
     c->add_flag("--keep-aliases", keep_aliases, "Do not identify aliases by their definitions");
     c->add_flag("--keep-locations", keep_locations, "Keep loc(...), !dbg, .loc and debug info");
     c->add_flag("--keep-metadata", keep_metadata, "Keep LLVM metadata / attribute-group numbers");
+    c->add_flag("--keep-globals", keep_globals,
+                "Keep the names of module-local globals (@assertMessage_3, @.str.2, PTX __unnamed_1)");
     c->add_flag("--keep-ident", keep_ident, "Keep producer / version strings");
     c->add_flag("--keep-comments", keep_comments, "Keep comments");
     c->add_flag("--keep-reg-decls", keep_reg_decls, "Keep PTX .reg declarations in the text");
@@ -53,6 +56,7 @@ struct NormalizeFlags {
     o.rename_aliases = !keep_aliases;
     o.drop_locations = !keep_locations;
     o.rename_metadata = !keep_metadata;
+    o.rename_globals = !keep_globals;
     o.drop_ident = !keep_ident;
     o.drop_comments = !keep_comments;
     o.drop_reg_decls = !keep_reg_decls;

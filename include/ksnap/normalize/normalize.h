@@ -35,6 +35,11 @@ struct NormalizeOptions {
   bool rename_aliases = true;   ///< #blocked1 / !alias names: identified by their definitions.
   bool drop_locations = true;   ///< loc(...), #locN tables, !dbg, DI* metadata, .loc/.file, paths.
   bool rename_metadata = true;  ///< LLVM !N numbering and #N attribute-group numbering.
+  /// Module-local globals that the compiler names with a counter (LLVM
+  /// `private` / `internal` global variables: `@assertMessage_3`, `@.str.2`,
+  /// `@0`; PTX data without `.visible` / `.extern`: `assertFile_1`, `_$_str`,
+  /// `__unnamed_1`): identified by their definitions.
+  bool rename_globals = true;
   bool drop_ident = true;       ///< llvm.ident, producer / version strings, PTX header comments.
   bool drop_comments = true;    ///< // and ; comments.
   bool drop_reg_decls = true;   ///< PTX `.reg .b32 %r<503>;` (kept as a resource figure).
@@ -50,6 +55,7 @@ enum class SymbolClass : uint8_t {
   kAlias,      ///< MLIR #attr / !type alias.
   kMetadata,   ///< LLVM !N.
   kAttrGroup,  ///< LLVM #N.
+  kGlobal,     ///< Module-local global (`@.str.2`, PTX `assertMessage_0`): see rename_globals.
 };
 
 /// One occurrence of a renamable symbol inside Line::display.
