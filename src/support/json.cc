@@ -276,12 +276,38 @@ Status Node::error(const std::string& what, ErrorCode code) const {
   return make_error(code, what, doc_->locate(path_));
 }
 
-Status Node::wrong_type(const char* expected, Need need) const {
-  if (!v_) {
-    if (need == Need::kOptional) return Status::ok();
-    return error("missing \"" + path_.to_string() + "\" (" + expected + ")");
+namespace {
+
+/// `"kernel" in entries[3]`, `item 2 in shapes[0].samples_us`, `"format"`.
+std::string describe(const Path& p) {
+  if (p.steps().empty()) return p.to_string();
+  const Path::Step& last = p.steps().back();
+  std::string out;
+  if (const std::string* k = std::get_if<std::string>(&last)) {
+    out = "\"" + to_valid_utf8(*k) + "\"";
+  } else {
+    out = "item " + std::to_string(std::get<size_t>(last));
   }
-  return error(std::string("expected ") + expected + " for \"" + path_.to_string() + "\", got " +
+  if (p.steps().size() > 1) {
+    Path parent;
+    for (size_t i = 0; i + 1 < p.steps().size(); ++i) {
+      const Path::Step& s = p.steps()[i];
+      parent = std::holds_alternative<std::string>(s) ? parent.key(std::get<std::string>(s))
+                                                      : parent.index(std::get<size_t>(s));
+    }
+    out += " in " + parent.to_string();
+  }
+  return out;
+}
+
+}  // namespace
+
+Status Node::wrong_type(const char* expected, Need need) const {
+  if (!v_ || v_->is_null()) {
+    if (need == Need::kOptional) return Status::ok();
+    if (!v_) return error("missing " + describe(path_) + " (" + expected + ")");
+  }
+  return error(std::string("expected ") + expected + " for " + describe(path_) + ", got " +
                kind_name(*v_));
 }
 
@@ -326,7 +352,7 @@ Status Node::read_integer(T* out, Need need) const {
   }
   if (!fits)
     return error("expected integer in [" + std::to_string(Lim::min()) + ", " +
-                 std::to_string(Lim::max()) + "] for \"" + path_.to_string() + "\", got " +
+                 std::to_string(Lim::max()) + "] for " + describe(path_) + ", got " +
                  v_->dump());
   *out = v_->is_number_unsigned() ? static_cast<T>(v_->get<uint64_t>())
                                   : static_cast<T>(v_->get<int64_t>());

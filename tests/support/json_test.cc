@@ -56,7 +56,7 @@ TEST(Json, TypedReadsGiveLocatedErrors) {
       "    {\"kernel\": \"k\", \"line\": 12},\n"
       "    {\"kernel\": [\"x\"], \"line\": 99999999999, \"neg\": -1}\n"
       "  ],\n"
-      "  \"we\\u0069rd\": true\n"
+      "  \"we\\u0069rd\": true, \"nul\": null\n"
       "}\n";
   auto doc = Document::parse(text, "m.json");
   ASSERT_TRUE(doc) << doc.status().to_string();
@@ -79,16 +79,16 @@ TEST(Json, TypedReadsGiveLocatedErrors) {
        "m.json:1:1: parse error: missing \"build\" (string)"},
       {"missing_optional", root["build"].read(&s), ""},
       {"nested_wrong_type", root["entries"][1]["kernel"].read(&s),
-       "m.json:5:16: parse error: expected string for \"entries[1].kernel\", got array"},
+       "m.json:5:16: parse error: expected string for \"kernel\" in entries[1], got array"},
       {"nested_missing_is_located_at_parent", root["entries"][0]["cache_dir"].read(&s, Need::kRequired),
-       "m.json:4:5: parse error: missing \"entries[0].cache_dir\" (string)"},
+       "m.json:4:5: parse error: missing \"cache_dir\" in entries[0] (string)"},
       {"int32_range", root["entries"][1]["line"].read(&i32),
        "m.json:5:31: parse error: expected integer in [-2147483648, 2147483647] for "
-       "\"entries[1].line\", got 99999999999"},
+       "\"line\" in entries[1], got 99999999999"},
       {"int64_fits", root["entries"][1]["line"].read(&i64), ""},
       {"unsigned_negative", root["entries"][1]["neg"].read(&u64),
        "m.json:5:51: parse error: expected integer in [0, 18446744073709551615] for "
-       "\"entries[1].neg\", got -1"},
+       "\"neg\" in entries[1], got -1"},
       {"escaped_key_is_found", root["weird"].read(&i32),
        "m.json:7:17: parse error: expected integer for \"weird\", got boolean"},
       {"bool", root["weird"].read(&b), ""},
@@ -96,6 +96,11 @@ TEST(Json, TypedReadsGiveLocatedErrors) {
       {"array_expected", root["format"].expect_array(),
        "m.json:2:13: parse error: expected array for \"format\", got number"},
       {"object_expected_root", root.expect_object(), ""},
+      {"null_is_absent_when_optional", root["nul"].read(&s), ""},
+      {"null_required", root["nul"].read(&s, Need::kRequired),
+       "m.json:7:30: parse error: expected string for \"nul\", got null"},
+      {"array_item", root["entries"][1]["kernel"][0].read(&i32),
+       "m.json:5:17: parse error: expected integer for item 0 in entries[1].kernel, got string"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -80,13 +80,16 @@ class Node {
   /// Number of items or members; 0 for scalars and absent values.
   size_t size() const;
 
-  /// Type checks: ok when of the kind, or absent and optional; else the
-  /// located error "expected <kind> for "<path>", got <kind>" / "missing "<path>"".
+  /// Type checks: ok when of the kind, or absent (or null) and optional;
+  /// else the located error `expected <kind> for "kernel" in entries[3], got
+  /// <kind>` / `missing "kernel" in entries[3] (<kind>)`.
   Status expect_object(Need need = Need::kOptional) const;
   Status expect_array(Need need = Need::kOptional) const;
 
   /// Reads the value into *out when present and of the right type (integers
-  /// also within the range of the target type); *out is untouched when absent.
+  /// also within the range of the target type); *out is untouched when
+  /// absent or null (null counts as absent: the capture plugin writes it
+  /// for unknown fields).
   Status read(std::string* out, Need need = Need::kOptional) const;
   Status read(bool* out, Need need = Need::kOptional) const;
   Status read(int32_t* out, Need need = Need::kOptional) const;
