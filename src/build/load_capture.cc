@@ -71,8 +71,7 @@ Status read_entry_fields(const json::Node& e, Variant* v) {
 Status read_entry_files(const json::Node& e, size_t index, PathGuard& guard, Variant* v) {
   // Triton names each folder by a hash: one plain name, never a path.
   const std::string& cd = v->cache_dir;
-  if (cd.empty() || cd == "." || cd == ".." || cd.find('/') != std::string::npos ||
-      cd.find('\0') != std::string::npos)
+  if (!is_plain_name(cd))
     return entry_error(e["cache_dir"], index,
                        "\"cache_dir\" " + json::dump(json::text(cd)) +
                            " is not one folder name under cache/",

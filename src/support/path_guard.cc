@@ -37,6 +37,11 @@ std::string shown(std::string_view rel) {
 
 }  // namespace
 
+bool is_plain_name(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find_first_of(std::string_view("/\0", 2)) == std::string_view::npos;
+}
+
 PathGuard::PathGuard(std::string root) : root_(std::move(root)) {
   while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
   real_root_ = real_path(root_);

@@ -25,6 +25,10 @@
 
 namespace ksnap {
 
+/// True when `name` is one plain path component: not empty, not "." or
+/// "..", no '/' and no NUL (a Triton cache folder name, a kernel name).
+bool is_plain_name(std::string_view name);
+
 class PathGuard {
  public:
   enum Kind : uint8_t { kFile, kDirectory };
