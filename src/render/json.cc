@@ -4,6 +4,7 @@
 
 #include "ksnap/render/render.h"
 #include "ksnap/support/hash.h"
+#include "ksnap/support/json.h"
 #include "render/common.h"
 
 namespace ksnap::render {
@@ -163,7 +164,7 @@ std::string render_json(const diff::DiffResult& r, const RenderOptions& o) {
       counts[perf::verdict_id(static_cast<perf::VerdictKind>(k))] = o.verdicts->counts[k];
     root["bench_verdicts"] = {{"counts", counts}, {"points", pts}};
   }
-  return root.dump(1) + "\n";
+  return ::ksnap::json::dump(std::move(root), 1) + "\n";  // UTF-8-safe, never throws
 }
 
 std::string render_stat(const diff::DiffResult& r, const RenderOptions& o) {

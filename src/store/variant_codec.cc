@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ksnap/support/hash.h"
+#include "ksnap/support/json.h"
 
 namespace ksnap::store {
 
@@ -30,7 +31,7 @@ std::string encode_variant(const build::Variant& v, const std::vector<StoredStag
   for (const StoredStage& s : stages)
     st.push_back({{"stage", s.stage}, {"blob", s.blob}, {"path", s.path}});
   j["stages"] = st;
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return ksnap::json::dump(std::move(j));
 }
 
 namespace {
@@ -51,10 +52,12 @@ bool get_field(const json& j, const char* name, T* out) {
 
 Expected<StoredVariant> decode_variant(const std::string& json_text, const std::string& id,
                                        const std::string& what) {
-  json j = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   auto bad = [&](const std::string& why) {
     return make_error(ErrorCode::kCorrupt, what + ": " + why);
   };
+  auto parsed = ksnap::json::parse(json_text, what);
+  if (!parsed) return bad(parsed.status().message());
+  json j = std::move(*parsed);
   if (!j.is_object()) return bad("variant record is not a JSON object");
   StoredVariant sv;
   sv.record_id = id;
@@ -91,7 +94,7 @@ std::string tree_text(const std::string& name, const std::string& triton_version
   j["arch"] = arch;
   j["format_version"] = format_version;
   j["variants"] = variant_ids;
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return ksnap::json::dump(std::move(j));
 }
 
 }  // namespace ksnap::store

@@ -14,6 +14,7 @@
 #include "ksnap/store/maintenance.h"
 #include "ksnap/store/resolve.h"
 #include "ksnap/store/store.h"
+#include "ksnap/support/json.h"
 
 namespace ksnap::cli {
 
@@ -150,7 +151,7 @@ int run_baseline(const BaselineArgs& a) {
     j["days_behind"] = r->days_behind ? nlohmann::json(*r->days_behind) : nlohmann::json(nullptr);
     j["used_git"] = r->used_git;
     j["description"] = r->describe();
-    std::cout << j.dump(2) << "\n";
+    std::cout << json::dump(std::move(j), 2) << "\n";
   } else {
     std::cout << r->describe() << "\n";
   }
@@ -202,7 +203,7 @@ int run_log(const LogArgs& a) {
       }
       out.push_back(je);
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << json::dump(std::move(out), 2) << "\n";
     return kExitOk;
   }
   for (const auto& e : *log)
