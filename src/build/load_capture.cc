@@ -103,6 +103,15 @@ Status read_entry_files(const json::Node& e, size_t index, PathGuard& guard, Var
     return entry_error(e["cache_dir"], index,
                        "no IR stage files for " + v->kernel + " in " + *vpath);
   sort_stages(v);
+  // "metadata" names the same `<kernel>.json` read below; a path there that
+  // leaves the capture is refused like any other (an absent file is fine).
+  std::string meta_rel;
+  KSNAP_RETURN_IF_ERROR(e["metadata"].read(&meta_rel));
+  if (!meta_rel.empty()) {
+    auto m = guard.resolve(meta_rel, PathGuard::kFile);
+    if (!m && m.status().code() != ErrorCode::kNotFound)
+      return path_error(e["metadata"], index, m.status());
+  }
   Status st = read_metadata(guard, vdir + "/" + v->kernel + ".json", v);
   if (!st.is_ok() && st.location().file == guard.root()) return path_error(e["kernel"], index, st);
   return st;

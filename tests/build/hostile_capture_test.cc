@@ -132,6 +132,10 @@ TEST_F(HostileCaptureTest, RejectedWithALocatedError) {
          t->manifest("");
        },
        ErrorCode::kInvalidArgument, "manifest.json", 3, "symbolic link"},
+      {"metadata_field_traversal", [](auto* t) { t->manifest(",\n \"metadata\": \"../../outside/k.json\""); },
+       ErrorCode::kInvalidArgument, "manifest.json", 5, "leaves"},
+      {"metadata_field_absolute", [](auto* t) { t->manifest(",\n \"metadata\": \"/etc/passwd\""); },
+       ErrorCode::kInvalidArgument, "manifest.json", 5, "absolute"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
