@@ -243,3 +243,16 @@ TEST_F(HostileCli, TuneReplayDeepShapeAndWrongTypes) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HostileCliMessages, ErrorMessagesNeverCarryControlCharacters) {
+  // An OSC 52 clipboard write and a screen clear in a folder name.
+  Outcome r = ksnap("show '/nonexistent/\x1b]52;c;cHduZWQ=\x07\x1b[2J'");
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\\x1b]52;c;cHduZWQ=\\x07\\x1b[2J"), std::string::npos) << r.err;
+}
+
+}  // namespace
