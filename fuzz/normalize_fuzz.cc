@@ -1,5 +1,6 @@
 // libFuzzer target for the normalizer. The first byte picks the dialect
-// (byte % 5) and which rules are off (byte / 5, one bit per rule); the rest
+// (byte % 6: MLIR, LLVM, PTX, AMDGCN, SPIR-V, SASS) and which rules are off
+// (byte / 6, one bit per rule); the rest
 // is the text. Checks: normalize() and normalized_hash() agree (same hash,
 // or the same error line), errors are kParseError with a line, and every
 // Module invariant holds (symbol offsets inside display and shape, ids
@@ -14,8 +15,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ksnap;
   if (size == 0) return 0;
-  ir::Dialect d = static_cast<ir::Dialect>(data[0] % 5);
-  unsigned off = data[0] / 5;
+  ir::Dialect d = static_cast<ir::Dialect>(data[0] % 6);
+  unsigned off = data[0] / 6;
   norm::NormalizeOptions o;
   o.rename_values = !(off & 1);
   o.rename_blocks = !(off & 2);

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what ksnap needs to build and test on Debian 12, from Debian's
 # packages only. Safe to run again: it installs only what is missing.
+#   install-deps.sh           everything: build, tests, packaging, browser test
+#   install-deps.sh --build   only what building and running ksnap needs (the quick start)
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config git
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
@@ -10,6 +12,14 @@ pkgs=(cmake ninja-build g++ pkg-config git
 if [ "${KSNAP_BROWSER_TESTS:-1}" = 1 ]; then
   pkgs+=(chromium)
   command -v node >/dev/null 2>&1 || pkgs+=(nodejs npm)
+fi
+# Install, package and workflow tests: the .deb (dpkg-dev for its Depends),
+# pip into a venv, the workflow step runner (yaml), the YAML lint (npm).
+pkgs+=(dpkg-dev python3-venv python3-pip python3-setuptools python3-wheel python3-yaml)
+command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
+if [ "${1:-}" = --build ]; then
+  pkgs=(cmake ninja-build g++ pkg-config git
+        nlohmann-json3-dev libcli11-dev libxxhash-dev libzstd-dev libsqlite3-dev python3)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -9,7 +9,8 @@
 # KSNAP_SANITIZE_TESTS=0 to skip the sanitizer build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh
+bash scripts/install-deps.sh   # the quick start installs only what building needs
+bash scripts/build.sh -DKSNAP_BUILD_TESTS=ON -DKSNAP_BUILD_BENCH=ON
 echo "== ctest"
 ctest --test-dir build -j"$(nproc)" --output-on-failure
 # The PR-workflow scripts' tests (tests/workflow) run inside ctest
@@ -35,4 +36,14 @@ if [ -f tests/browser/run.sh ]; then
   fi
   bash tests/browser/run.sh
 fi
+# ---- install, package, PR workflow: the consumer project against a
+# tune-only install, the .deb built/installed/used, the workflow YAML lint
+# (the step runner of the workflows runs inside ctest: workflow_scripts).
+echo "== install: tune-only prefix + consumer project"
+bash tests/consumer/run.sh
+echo "== package: the .deb, built, installed, used (KSNAP_PACKAGE_INSTALL=${KSNAP_PACKAGE_INSTALL:-auto})"
+bash tests/package/run.sh build
+echo "== workflow YAML lint"
+bash tests/workflow/lint/run.sh
+# ---- end install, package, PR workflow
 echo "== all test suites passed"

@@ -3,6 +3,9 @@
     capture -o OUT [--build NAME] [--no-launch] [--arch ARCH] [--no-track-launches]
             -- PROGRAM [ARGS...]
     merge OUT [SHARD...] [--build NAME]
+    recompile CAPTURE -o OUT [--target T] [--jobs N] [--shard i/n] [--timeout S]
+              [--kernel NAME]... [--no-sass] [--build NAME]
+    affected FILE [--pytest] [--script S]    (see affected.py)
 
 ``capture`` runs PROGRAM unchanged with the recorder installed:
 
@@ -56,6 +59,18 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("output", help="capture folder to merge into")
     m.add_argument("shards", nargs="*", help="other capture folders")
     m.add_argument("--build", help="build name in the manifest")
+    r = sub.add_parser("recompile", help="rebuild every recorded variant with the installed "
+                                         "Triton, for any target, without running the program")
+    r.add_argument("capture", help="capture folder whose variants carry recompile records")
+    r.add_argument("-o", "--output", required=True, help="new capture folder (created)")
+    r.add_argument("--target", help="cuda:90, cuda:80, hip:gfx942, ... (default: the capture's)")
+    r.add_argument("--jobs", "-j", type=int, help="worker processes (default: CPU count)")
+    r.add_argument("--shard", help="i/n: rebuild only this runner's share (join with merge)")
+    r.add_argument("--timeout", type=float, default=900.0,
+                   help="seconds one variant may compile before its worker is killed (0: none)")
+    r.add_argument("--kernel", action="append", help="only variants of this kernel (repeatable)")
+    r.add_argument("--no-sass", action="store_true", help="do not disassemble cubins")
+    r.add_argument("--build", help="build name in the manifest (default: folder name)")
     return p
 
 
@@ -109,9 +124,16 @@ def capture_environment(args: argparse.Namespace, base: dict | None = None) -> d
     here = os.path.dirname(os.path.abspath(__file__))
     bootstrap = os.path.join(here, "_bootstrap")
     package_parent = os.path.dirname(here)
-    parts = [bootstrap, package_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
-                                           if p and p not in (bootstrap, package_parent)]
+    # The bootstrap imports this very package by path (KSNAP_CAPTURE_PLUGIN).
+    # Its parent goes on PYTHONPATH only when it is a folder of its own (the
+    # source tree, share/ksnap/python): an installed plugin's site-packages
+    # would shadow the packages of the program's interpreter.
+    shared = os.path.basename(package_parent) in ("site-packages", "dist-packages")
+    front = [bootstrap] if shared else [bootstrap, package_parent]
+    parts = front + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
+                     if p and p not in (bootstrap, package_parent)]
     env["PYTHONPATH"] = os.pathsep.join(parts)
+    env[session.ENV_PLUGIN] = here
     env[session.ENV_DIR] = out
     env[session.ENV_ARGV] = json.dumps(list(args.program))
     script = _main_script(list(args.program))
@@ -218,5 +240,14 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["affected"]:  # ksnap diff --affected output -> pytest ids / points
+        from . import affected
+
+        return affected.main(argv[1:])
+    args = parse_args(argv)
+    if args.command == "recompile":
+        from . import recompile
+
+        return recompile.main_args(args)
     return _capture(args) if args.command == "capture" else _merge(args)

@@ -54,15 +54,19 @@ def canonical(value: Any) -> str:
 def variant_identity(entry: dict) -> tuple:
     """What makes two entries the same compiled variant.
 
-    The kernel (qualified when known), Triton's JIT key and the cache folder
-    (the hash of source, options, target and environment). Timing, process
-    and benchmark fields are not part of it.
+    The kernel (qualified when known) and the file it is defined in, Triton's
+    JIT key and the cache folder (the hash of source, options, target and
+    environment). Two scripts that both define ``__main__.matmul_kernel`` with
+    the same code share a key and a cache folder but are two kernels: the
+    source file tells them apart. Timing, process and benchmark fields are
+    not part of it.
     """
     return (
         entry.get("qualname") or entry.get("kernel"),
         entry.get("kernel"),
         entry.get("key") or "",
         entry.get("cache_dir") or "",
+        entry.get("source_file") or "",
     )
 
 
@@ -74,6 +78,7 @@ def sort_key(entry: dict) -> tuple:
         canonical(entry.get("options", {})),
         entry.get("key") or "",
         entry.get("qualname") or "",
+        entry.get("source_file") or "",
         entry.get("cache_dir") or "",
     )
 

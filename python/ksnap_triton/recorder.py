@@ -25,11 +25,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import sys
 import threading
 from typing import Any, Iterable
 
-from . import keyparse, manifest, points
+from . import kernelsrc, keyparse, manifest, points, sass, spec
 from .shard import ShardWriter
 
 __all__ = ["Recorder", "stage_files"]
@@ -183,6 +184,19 @@ def _device_kernel(jit_function: Any, device: Any, key: Any) -> Any:
     return kernel
 
 
+# Options a direct ``triton.compile`` call is recorded with. The listener does
+# not see the options dict the caller passed, only the compiled metadata, so
+# the options that autotune configs and launch grids vary are taken from it;
+# without them two compiles of one kernel with other num_warps/num_stages
+# would share an identity.
+_DIRECT_COMPILE_OPTIONS = ("num_warps", "num_ctas", "num_stages")
+
+
+def _direct_compile_options(metadata: dict) -> dict:
+    return {k: metadata[k] for k in _DIRECT_COMPILE_OPTIONS
+            if isinstance(metadata.get(k), int) and not isinstance(metadata.get(k), bool)}
+
+
 class Recorder:
     """Collects entries of one process and keeps its shard file current."""
 
@@ -209,6 +223,7 @@ class Recorder:
         self._by_function: dict[Any, int] = {}
         self._seen_points: dict[tuple, set[str]] = {}
         self._last_use: dict[int, tuple] = {}  # id(kernel) -> (point token, executed)
+        self._sources: dict[tuple, tuple] = {}  # (id(jit fn), hash(src)) -> (fn, record)
 
     # -- hook entry points -------------------------------------------------
     def on_compile(self, *, src: Any = None, metadata: Any = None, metadata_group: Any = None,
@@ -266,6 +281,14 @@ class Recorder:
             _named_constexprs(compile.get("constants"), names, _constexpr_names(jit_function)),
             entry["options"])
         entry["warmup"] = bool(is_manual_warmup)
+        spec_data = spec.parse_specialization_data(compile.get("specialization_data"))
+        configs = compile.get("configs")
+        self._add_recompile(entry, jit_function, signature=compile.get("signature"),
+                            constants=compile.get("constants"),
+                            attrs=configs[0] if isinstance(configs, (list, tuple)) and configs
+                            else None,
+                            key=key_text, options=spec_data.get("options") or md,
+                            target=spec_data.get("target") or md.get("target"))
         if call is not None:
             entry["compile_s"] = call["compile_s"]
             entry["cache_hit"] = call["cache_hit"]
@@ -295,10 +318,54 @@ class Recorder:
             self._note_use(id(kernel), executed=executed)
 
     # -- internals ---------------------------------------------------------
+    def _add_recompile(self, entry: dict, jit_function: Any, **pieces: Any) -> None:
+        """Adds the entry's ``recompile`` record and writes the kernel's
+        source record into its cache folder (docs/capture-format.md)."""
+        if jit_function is None or not entry.get("cache_dir"):
+            return
+        try:
+            doc = self._source_doc(jit_function)
+            folder = os.path.join(self.root, "cache", entry["cache_dir"])
+            name = kernelsrc.write_source(folder, entry["kernel"], doc)
+            rec = spec.make_record(source=f"cache/{entry['cache_dir']}/{name}", **pieces)
+            if doc.get("problems"):
+                rec["problems"] = list(doc["problems"])
+            entry["recompile"] = rec
+        except Exception as e:  # noqa: BLE001 - recording must never break the program
+            self._error(f"cannot record how to recompile {entry.get('kernel')}: "
+                        f"{type(e).__name__}: {e}")
+
+    def _source_doc(self, jit_function: Any) -> dict:
+        """The kernel's source record, made once per JIT function and source text."""
+        src = _get(jit_function, "src") or ""
+        cache_key = (id(jit_function), hash(src) if isinstance(src, str) else 0)
+        hit = self._sources.get(cache_key)
+        if hit is None or hit[0] is not jit_function:
+            hit = (jit_function, kernelsrc.record_source(jit_function))
+            self._sources[cache_key] = hit
+        return hit[1]
+
+    def _add_sass(self, stages: dict) -> None:
+        """Disassembles the cubin into a ``sass`` stage when a tool is at hand."""
+        cubin = stages.get("cubin")
+        if not cubin or "sass" in stages:
+            return
+        tool = sass.find_tool()
+        if tool is None:
+            return
+        try:
+            path = sass.write_sass(os.path.join(self.root, cubin), tool)
+        except (OSError, ValueError, subprocess.SubprocessError) as e:
+            self._error(f"no sass stage: {e}")
+            return
+        if path:
+            stages["sass"] = os.path.relpath(path, self.root)
+
     def _base_entry(self, md: dict, group: dict) -> dict | None:
         cache_dir, stages, meta_path = stage_files(group, self.root)
         if cache_dir is None:
             return None
+        self._add_sass(stages)
         target = md.get("target")
         backend = _get(target, "backend") if target is not None else None
         if isinstance(target, (list, tuple)) and len(target) >= 1 and backend is None:
@@ -411,10 +478,15 @@ class Recorder:
                 entry["source_line"] = _def_line(jit_function)
                 entry["constexprs"], entry["options"] = keyparse.move_option_params(
                     _named_constexprs(_get(src, "constants"), names,
-                                      _constexpr_names(jit_function)), {})
+                                      _constexpr_names(jit_function)),
+                    _direct_compile_options(call["metadata"]))
                 entry["compile_s"] = call["compile_s"]
                 entry["cache_hit"] = call["cache_hit"]
                 entry["benchmark"]["points"] = [call["point"]] if call["point"] else []
+                md = call["metadata"]
+                self._add_recompile(entry, jit_function, signature=_get(src, "signature"),
+                                    constants=_get(src, "constants"), attrs=_get(src, "attrs"),
+                                    key=None, options=md, target=md.get("target"))
                 self.writer.put(entry)
             for kernel, ident in self._kernels.values():
                 self.writer.update(ident, lambda stored, k=kernel: self._refresh_resources(k, stored))

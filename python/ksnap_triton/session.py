@@ -40,6 +40,7 @@ ENV_ARCH = "KSNAP_CAPTURE_ARCH"
 ENV_ARGV = "KSNAP_CAPTURE_ARGV"
 ENV_SCRIPT = "KSNAP_CAPTURE_SCRIPT"
 ENV_NO_TRACK = "KSNAP_CAPTURE_NO_TRACK"
+ENV_PLUGIN = "KSNAP_CAPTURE_PLUGIN"  # the capturing package's folder (bootstrap)
 
 _active: Any = None  # (Recorder, Installation) of this process
 

@@ -20,6 +20,7 @@ if PYTHON_DIR not in sys.path:
 def fake_triton(monkeypatch):
     """Imports the Triton stand-in as `triton` for this test, then forgets it."""
     monkeypatch.syspath_prepend(FAKE_TRITON)
+    monkeypatch.setenv("KSNAP_NO_SASS", "1")  # the stand-in's cubins are not real
     for name in [m for m in sys.modules if m == "triton" or m.startswith("triton.")]:
         monkeypatch.delitem(sys.modules, name)
     import triton
@@ -34,6 +35,7 @@ def run_python(args, env_extra=None, cwd=None, timeout=120):
     env = dict(os.environ)
     env.pop("PYTEST_CURRENT_TEST", None)
     env["PYTHONPATH"] = os.pathsep.join([PYTHON_DIR, FAKE_TRITON])
+    env["KSNAP_NO_SASS"] = "1"  # the stand-in's cubins are not real; test_sass.py turns it on
     env.update(env_extra or {})
     return subprocess.run([sys.executable] + list(args), env=env, cwd=cwd, timeout=timeout,
                           capture_output=True, text=True)

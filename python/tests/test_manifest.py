@@ -36,6 +36,14 @@ def test_join_keeps_variants_that_differ_in_key_or_cache_dir():
     assert len(manifest.join_entries(es)) == 4
 
 
+def test_join_keeps_two_scripts_that_define_the_same_main_kernel():
+    # Same code in two scripts: same key and cache folder, two kernels.
+    a = entry(qualname="__main__.k", source_file="/w/bench/a.py")
+    b = entry(qualname="__main__.k", source_file="/w/bench/b.py")
+    joined = manifest.join_entries([b, a, dict(a)])
+    assert [e["source_file"] for e in joined] == ["/w/bench/a.py", "/w/bench/b.py"]
+
+
 def test_join_is_independent_of_input_order():
     es = [entry(cache_dir="H2", compile_s=0.3), entry(compile_s=0.2, launched=True),
           entry(compile_s=0.5, benchmark={"points": [{"x": 1}], "argv": ["z"]}),

@@ -70,7 +70,7 @@ def test_specializations_of_one_config_are_separate(session):
     for n in (64, 100, 1, 128):  # 64 and 128: the same 'D' specialization
         k.add_kernel[(1,)](object(), object(), n, BLOCK=64)
     specs = sorted(str(e["signature"][2]) for e in rec.entries())
-    assert specs == sorted(str(s) for s in [["n", "constexpr", 1], ["n", "i32", None],
+    assert specs == sorted(str(s) for s in [["n", "constexpr", 1], ["n", "i32", ""],
                                             ["n", "i32", "D"]])
 
 
@@ -127,6 +127,20 @@ def test_direct_compile_without_jit_hook_is_recorded_at_flush(session):
     [e] = rec.entries()
     assert e["kernel"] == "add_kernel" and e["key"] is None
     assert e["cache_dir"] and e["compile_s"] == 0.25
+    # the options the compile ran with come from its metadata
+    assert e["options"]["num_warps"] == 2
+
+
+def test_direct_compiles_differing_only_in_options_are_two_entries(session):
+    rec, k, triton = session
+    no_pytest_point()
+    from triton.compiler.compiler import compile
+    from triton.runtime.jit import ASTSource
+
+    for warps in (2, 8):
+        compile(ASTSource(k.add_kernel, {"x": "*fp32"}, {(3,): 16}, {}), options={"num_warps": warps})
+    rec.flush()
+    assert sorted(e["options"]["num_warps"] for e in rec.entries()) == [2, 8]
 
 
 def test_pytest_test_id_is_a_point(session):

@@ -8,6 +8,7 @@
 #include "build/json_text.h"
 #include "build/metadata.h"
 #include "ksnap/build/build.h"
+#include "ksnap/build/unstable.h"
 #include "ksnap/support/path_guard.h"
 
 namespace ksnap::build {
@@ -99,6 +100,7 @@ Status read_entry_files(const json::Node& e, size_t index, PathGuard& guard, Var
     Status st = collect_stage_files(guard, vdir, v->kernel, v);
     if (!st.is_ok()) return path_error(e["kernel"], index, st);
   }
+  v->move_binary_stages();
   if (v->stages.empty())
     return entry_error(e["cache_dir"], index,
                        "no IR stage files for " + v->kernel + " in " + *vpath);
@@ -165,6 +167,15 @@ Expected<Build> load_capture(const std::string& dir) {
     KSNAP_RETURN_IF_ERROR(read_entry_fields(e, &v));
     KSNAP_RETURN_IF_ERROR(read_entry_files(e, index, guard, &v));
     b.variants.push_back(std::move(v));
+  }
+  // Compiler nondeterminism found by `ksnap capture --repeat` (unstable.h).
+  // Confined like every file of the capture: a link out of it is an error.
+  auto unstable = guard.resolve("unstable.json", PathGuard::kFile);
+  if (!unstable && unstable.status().code() != ErrorCode::kNotFound)
+    return make_error(unstable.status().code(), unstable.status().message(), {dir, 0, 0});
+  if (unstable) {
+    KSNAP_ASSIGN_OR_RETURN(UnstableReport u, read_unstable(*unstable));
+    mark_unstable(u, UnstableMatch::kSameCapture, &b);
   }
   return b;
 }

@@ -57,6 +57,7 @@ Expected<Build> load_triton_cache(const std::string& path) {
       v.constexprs_known = false;
       KSNAP_RETURN_IF_ERROR(read_metadata(guard, h + "/" + f, &v));
       KSNAP_RETURN_IF_ERROR(collect_stage_files(guard, h, kernel, &v));
+      v.move_binary_stages();
       if (v.stages.empty()) continue;  // metadata of a non-kernel artifact
       sort_stages(&v);
       for (const char* k : {"num_warps", "num_stages", "num_ctas"}) {

@@ -1,3 +1,8 @@
+#include <fcntl.h>
+#include <cerrno>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstring>
 
 #include "ksnap/build/build.h"
@@ -38,6 +43,43 @@ const StageFile* Variant::stage(const std::string& name) const {
   for (const auto& s : stages)
     if (s.stage == name) return &s;
   return nullptr;
+}
+
+const StageFile* Variant::binary(const std::string& name) const {
+  for (const auto& s : binaries)
+    if (s.stage == name) return &s;
+  return nullptr;
+}
+
+bool looks_binary(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  unsigned char buf[4096];
+  ssize_t n;
+  do {
+    n = ::read(fd, buf, sizeof buf);
+  } while (n < 0 && errno == EINTR);
+  ::close(fd);
+  if (n <= 0) return false;
+  static const unsigned char kElf[] = {0x7f, 'E', 'L', 'F'};
+  static const unsigned char kSpirvLe[] = {0x03, 0x02, 0x23, 0x07};
+  static const unsigned char kSpirvBe[] = {0x07, 0x23, 0x02, 0x03};
+  if (n >= 4) {
+    for (const unsigned char* magic : {kElf, kSpirvLe, kSpirvBe})
+      if (std::memcmp(buf, magic, 4) == 0) return true;
+  }
+  return std::memchr(buf, 0, static_cast<size_t>(n)) != nullptr;
+}
+
+void Variant::move_binary_stages() {
+  // Only a stage whose format has a binary form: Intel's `.spv` is binary
+  // SPIR-V. Binary bytes in a `.ptx` or `.ttgir` are corrupt input, reported
+  // when the file is read as text.
+  auto binary_first = std::stable_partition(stages.begin(), stages.end(), [](const StageFile& f) {
+    return f.stage != "spv" || f.text != nullptr || !looks_binary(f.path);
+  });
+  binaries.insert(binaries.end(), binary_first, stages.end());
+  stages.erase(binary_first, stages.end());
 }
 
 Expected<TextBuffer> read_stage(const StageFile& f) {

@@ -12,13 +12,18 @@ struct Aligner {
   const std::vector<uint64_t>& b;
   uint64_t dp_limit;
   std::vector<Match> out;
+  /// Match only keys unique in both gaps: where a key repeats, which copy
+  /// goes with which is left to a coarser level.
+  bool unique_only = false;
 
   void run(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1, int depth) {
-    // Common prefix.
-    while (a0 < a1 && b0 < b1 && a[a0] == b[b0]) out.emplace_back(a0++, b0++);
-    // Common suffix (emitted after the middle).
+    // Common prefix and suffix (emitted after the middle): positional, so
+    // not where only unique keys may match.
     uint32_t sa = a1, sb = b1;
-    while (a0 < sa && b0 < sb && a[sa - 1] == b[sb - 1]) --sa, --sb;
+    if (!unique_only) {
+      while (a0 < a1 && b0 < b1 && a[a0] == b[b0]) out.emplace_back(a0++, b0++);
+      while (a0 < sa && b0 < sb && a[sa - 1] == b[sb - 1]) --sa, --sb;
+    }
     if (a0 < sa && b0 < sb) middle(a0, sa, b0, sb, depth);
     for (uint32_t i = 0; sa + i < a1; ++i) out.emplace_back(sa + i, sb + i);
   }
@@ -74,6 +79,7 @@ struct Aligner {
       run(pa, a1, pb, b1, depth + 1);
       return;
     }
+    if (unique_only) return;
     uint64_t n = a1 - a0, m = b1 - b0;
     if (n * m <= dp_limit || depth >= 64) {
       if (n * m <= dp_limit) lcs(a0, a1, b0, b1);
@@ -137,6 +143,45 @@ std::vector<Match> align(const std::vector<uint64_t>& a, const std::vector<uint6
   al.out.reserve(std::min(a.size(), b.size()));
   al.run(0, static_cast<uint32_t>(a.size()), 0, static_cast<uint32_t>(b.size()), 0);
   return std::move(al.out);
+}
+
+namespace {
+std::vector<Match> align_unique(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  Aligner al{a, b, 0, {}, true};
+  al.run(0, static_cast<uint32_t>(a.size()), 0, static_cast<uint32_t>(b.size()), 0);
+  return std::move(al.out);
+}
+}  // namespace
+
+std::vector<Match> align_levels(const std::vector<std::vector<uint64_t>>& a,
+                                const std::vector<std::vector<uint64_t>>& b,
+                                uint64_t dp_cell_limit) {
+  if (a.empty() || b.empty()) return {};
+  const size_t levels = std::min(a.size(), b.size());
+  std::vector<Match> m = levels == 1 ? align(a[0], b[0], dp_cell_limit) : align_unique(a[0], b[0]);
+  std::vector<uint64_t> sa, sb;
+  for (size_t level = 1; level < levels; ++level) {
+    std::vector<Match> out;
+    out.reserve(m.size());
+    uint32_t pa = 0, pb = 0;
+    const uint32_t na = static_cast<uint32_t>(a[level].size());
+    const uint32_t nb = static_cast<uint32_t>(b[level].size());
+    for (size_t k = 0; k <= m.size(); ++k) {
+      uint32_t ea = k < m.size() ? m[k].first : na;
+      uint32_t eb = k < m.size() ? m[k].second : nb;
+      if (ea > pa && eb > pb) {
+        sa.assign(a[level].begin() + pa, a[level].begin() + ea);
+        sb.assign(b[level].begin() + pb, b[level].begin() + eb);
+        std::vector<Match> sub = level + 1 == levels ? align(sa, sb, dp_cell_limit) : align_unique(sa, sb);
+        for (const Match& g : sub) out.emplace_back(pa + g.first, pb + g.second);
+      }
+      if (k < m.size()) out.push_back(m[k]);
+      pa = ea + 1;
+      pb = eb + 1;
+    }
+    m = std::move(out);
+  }
+  return m;
 }
 
 }  // namespace ksnap::diff

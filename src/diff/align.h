@@ -21,4 +21,15 @@ using Match = std::pair<uint32_t, uint32_t>;  ///< (index in a, index in b)
 std::vector<Match> align(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b,
                          uint64_t dp_cell_limit = 4u << 20);
 
+/// Aligns by several key levels, finest first: `a[0]` / `b[0]` align the
+/// whole sequences, then each gap between their matches is aligned by level
+/// 1, and so on. Every level has one key per element. Every level but the
+/// last matches only keys unique in both sides of a gap (patience anchors,
+/// recursively): where a key repeats, a coarser level decides.
+/// Example: level 0 the line with its operands' definitions, level 1 the
+/// line's shape alone.
+std::vector<Match> align_levels(const std::vector<std::vector<uint64_t>>& a,
+                                const std::vector<std::vector<uint64_t>>& b,
+                                uint64_t dp_cell_limit = 4u << 20);
+
 }  // namespace ksnap::diff

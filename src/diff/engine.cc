@@ -3,18 +3,24 @@
 //   byte-identical files          -> unchanged (nothing normalized);
 //   equal normalized hashes       -> unchanged (no diff built);
 //   otherwise                     -> normalize both, structural diff.
+// A stage that cannot be read, normalized or diffed never fails the run: it
+// gets StageDiff::fallback (the reason, with file:line for malformed IR) and
+// a status decided by bytes or hashes.
+// Binary artifacts (cubin, hsaco, zebin, binary .spv) are never parsed: their
+// bytes are hashed and sized into VariantDiff::binaries, e.g.
+//   cubin  changed  base 37544 B 9f3c...  head 37800 B 41aa...
 #include "ksnap/diff/engine.h"
 
 #include <algorithm>
 #include <atomic>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 #include <unordered_set>
 
-#include "diff/pairing.h"
+#include "ksnap/diff/pairing.h"
 #include "ksnap/diff/structural.h"
+#include "ksnap/support/file.h"
 #include "ksnap/support/hash.h"
 
 namespace ksnap::diff {
@@ -27,7 +33,40 @@ struct Task {
   size_t stage_slot;
   const build::StageFile* base;
   const build::StageFile* head;
+  bool binary = false;  ///< Slot in VariantDiff::binaries, compared by bytes.
 };
+
+/// Hash and size of a binary artifact's bytes.
+Status hash_bytes(const build::StageFile& f, uint64_t* hash, int64_t* size) {
+  if (f.text) {
+    *hash = hash64(*f.text);
+    *size = static_cast<int64_t>(f.text->size());
+    return Status::ok();
+  }
+  KSNAP_ASSIGN_OR_RETURN(std::string bytes, read_binary_file(f.path));
+  *hash = hash64(bytes);
+  *size = static_cast<int64_t>(bytes.size());
+  return Status::ok();
+}
+
+Status compare_binary(const Task& t, StageDiff* sd) {
+  sd->binary = true;
+  if (t.base) {
+    sd->base_path = t.base->path;
+    KSNAP_RETURN_IF_ERROR(hash_bytes(*t.base, &sd->base_hash, &sd->bytes.first));
+  }
+  if (t.head) {
+    sd->head_path = t.head->path;
+    KSNAP_RETURN_IF_ERROR(hash_bytes(*t.head, &sd->head_hash, &sd->bytes.second));
+  }
+  if (!t.base || !t.head) {
+    sd->status = t.base ? ChangeStatus::kRemoved : ChangeStatus::kAdded;
+  } else {
+    bool same = sd->base_hash == sd->head_hash && sd->bytes.first == sd->bytes.second;
+    sd->status = same ? ChangeStatus::kUnchanged : ChangeStatus::kChanged;
+  }
+  return Status::ok();
+}
 
 Expected<norm::Module> load_module(const build::StageFile& f, const norm::NormalizeOptions& o) {
   ir::Dialect d;
@@ -57,56 +96,117 @@ void fill_ir_resources(const norm::Module* b, const norm::Module* h, StageDiff* 
     }
 }
 
-Status run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
-  if (t.base) sd->base_path = t.base->path;
-  if (t.head) sd->head_path = t.head->path;
-  if (!t.base || !t.head) {
-    const build::StageFile& f = t.base ? *t.base : *t.head;
-    KSNAP_ASSIGN_OR_RETURN(norm::Module m, load_module(f, opts.normalize));
-    sd->status = t.base ? ChangeStatus::kRemoved : ChangeStatus::kAdded;
-    (t.base ? sd->lines_removed : sd->lines_added) = line_count(m);
-    (t.base ? sd->base_hash : sd->head_hash) = m.hash;
-    for (const auto& [op, n] : norm::op_counts(m)) sd->op_deltas[op] = t.base ? -n : n;
-    fill_ir_resources(t.base ? &m : nullptr, t.base ? nullptr : &m, sd);
-    return Status::ok();
-  }
-  ir::Dialect d;
-  if (!ir::dialect_for_stage(t.base->stage, &d))
-    return make_error(ErrorCode::kUnsupported, "no lexer for stage '" + t.base->stage + "'",
-                      {t.base->path, 0, 0});
-  KSNAP_ASSIGN_OR_RETURN(TextBuffer bb, build::read_stage(*t.base));
-  KSNAP_ASSIGN_OR_RETURN(TextBuffer hb, build::read_stage(*t.head));
-  if (bb.view() == hb.view()) {
-    // Byte-identical: unchanged, nothing normalized (identical input cannot
-    // hold a change; a malformed file is reported when it differs).
-    sd->status = ChangeStatus::kUnchanged;
-    return Status::ok();
-  }
-  auto hbase = norm::normalized_hash(bb, d, opts.normalize);
-  if (!hbase) return hbase.status().with_file(t.base->path);
-  auto hhead = norm::normalized_hash(hb, d, opts.normalize);
-  if (!hhead) return hhead.status().with_file(t.head->path);
-  sd->base_hash = *hbase;
-  sd->head_hash = *hhead;
-  if (*hbase == *hhead) {
-    sd->status = ChangeStatus::kUnchanged;
-    return Status::ok();
-  }
-  auto mb = norm::normalize(bb, d, opts.normalize);
-  if (!mb) return mb.status().with_file(t.base->path);
-  auto mh = norm::normalize(hb, d, opts.normalize);
-  if (!mh) return mh.status().with_file(t.head->path);
+/// "BASE x.llir:12:3: parse error: unterminated string" for one side's error.
+std::string side_error(bool base, const Status& s) {
+  return std::string(base ? "BASE " : "HEAD ") + s.to_string();
+}
+
+/// Marks a paired stage whose input failed on one or both sides: changed (the
+/// bytes differ or could not be compared), with both sides' errors and `then`.
+void input_failed(const Task& t, const Status& b, const Status& h, const char* then,
+                  StageDiff* sd) {
   sd->status = ChangeStatus::kChanged;
-  structural_diff(*mb, *mh, StructuralOptions{opts.context}, sd);
-  auto cb = norm::op_counts(*mb), ch = norm::op_counts(*mh);
+  std::string why;
+  if (!b.is_ok()) why = side_error(true, b.with_file(t.base->path));
+  if (!h.is_ok()) why += (why.empty() ? "" : "; ") + side_error(false, h.with_file(t.head->path));
+  sd->fallback = why + "; " + then;
+  sd->input_error = true;
+}
+
+void add_op_deltas(const norm::Module& mb, const norm::Module& mh, StageDiff* sd) {
+  auto cb = norm::op_counts(mb), ch = norm::op_counts(mh);
   for (const auto& [op, n] : cb) {
-    int64_t delta = (ch.count(op) ? ch[op] : 0) - n;
+    auto it = ch.find(op);
+    int64_t delta = (it != ch.end() ? it->second : 0) - n;
     if (delta) sd->op_deltas[op] = delta;
   }
   for (const auto& [op, n] : ch)
     if (!cb.count(op)) sd->op_deltas[op] = n;
+}
+
+/// A stage present on one side only: added or removed whatever its text;
+/// a file that cannot be read or normalized gives no counts and says why.
+void one_sided_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
+  bool base = t.base != nullptr;
+  const build::StageFile& f = base ? *t.base : *t.head;
+  sd->status = base ? ChangeStatus::kRemoved : ChangeStatus::kAdded;
+  auto m = load_module(f, opts.normalize);
+  if (!m) {
+    sd->fallback = side_error(base, m.status()) + "; not normalized, no line counts";
+    sd->input_error = true;
+    return;
+  }
+  (base ? sd->lines_removed : sd->lines_added) = line_count(*m);
+  (base ? sd->base_hash : sd->head_hash) = m->hash;
+  for (const auto& [op, n] : norm::op_counts(*m)) sd->op_deltas[op] = base ? -n : n;
+  fill_ir_resources(base ? &*m : nullptr, base ? nullptr : &*m, sd);
+}
+
+/// Compares one stage of a paired variant. Never fails: a stage that cannot
+/// be read, normalized or diffed gets `fallback` (the reason, with the
+/// file:line of malformed input) and a status decided by what could be
+/// compared (bytes, then normalized hashes).
+void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
+  if (t.base) sd->base_path = t.base->path;
+  if (t.head) sd->head_path = t.head->path;
+  if (!t.base || !t.head) return one_sided_task(t, opts, sd);
+  auto bb = build::read_stage(*t.base);
+  auto hb = build::read_stage(*t.head);
+  if (!bb || !hb) {
+    // Nothing to compare: reported as changed, never silently unchanged.
+    return input_failed(t, bb.status(), hb.status(), "not compared", sd);
+  }
+  if (bb->view() == hb->view()) {
+    // Byte-identical: unchanged, nothing normalized (identical input cannot
+    // hold a change; a malformed file is reported when it differs).
+    sd->status = ChangeStatus::kUnchanged;
+    return;
+  }
+  ir::Dialect d;
+  if (!ir::dialect_for_stage(t.base->stage, &d)) {
+    sd->status = ChangeStatus::kChanged;
+    sd->fallback = "no normalizer for stage '" + t.base->stage + "'; compared by bytes";
+    return;
+  }
+  auto hbase = norm::normalized_hash(*bb, d, opts.normalize);
+  auto hhead = norm::normalized_hash(*hb, d, opts.normalize);
+  if (!hbase || !hhead) {
+    return input_failed(t, hbase.status(), hhead.status(), "not normalized, compared by bytes",
+                        sd);
+  }
+  sd->base_hash = *hbase;
+  sd->head_hash = *hhead;
+  if (*hbase == *hhead) {
+    sd->status = ChangeStatus::kUnchanged;
+    return;
+  }
+  sd->status = ChangeStatus::kChanged;
+  auto mb = norm::normalize(*bb, d, opts.normalize);
+  auto mh = norm::normalize(*hb, d, opts.normalize);
+  if (!mb || !mh) {  // cannot happen when the hashes succeeded; stated if it does
+    return input_failed(t, mb.status(), mh.status(), "compared by normalized hash", sd);
+  }
+  structural_diff(*mb, *mh, StructuralOptions{opts.context}, sd);
+  if (!sd->fallback.empty()) sd->fallback += "; compared by normalized hash";
+  add_op_deltas(*mb, *mh, sd);
   fill_ir_resources(&*mb, &*mh, sd);
-  return Status::ok();
+}
+
+/// run_task, and a stage that still fails (out of memory on a huge input)
+/// keeps its status decided by bytes, with the reason.
+void run_task_guarded(const Task& t, const DiffOptions& opts, StageDiff* sd) {
+  try {
+    run_task(t, opts, sd);
+  } catch (const std::exception& e) {
+    StageDiff fresh;
+    fresh.stage = sd->stage;
+    fresh.base_path = sd->base_path;
+    fresh.head_path = sd->head_path;
+    fresh.status = !t.base ? ChangeStatus::kAdded : !t.head ? ChangeStatus::kRemoved
+                                                           : ChangeStatus::kChanged;
+    fresh.fallback = std::string("not compared: ") + e.what();
+    *sd = std::move(fresh);
+  }
 }
 
 /// Jaccard similarity of line-shape sets of the first stage both variants
@@ -145,19 +245,27 @@ double similarity(const build::Variant& b, const build::Variant& h, void* p) {
   return static_cast<double>(inter) / static_cast<double>(x.size() + y.size() - inter);
 }
 
+using GroupKey = std::tuple<std::string, std::string, std::string, uint64_t, bool>;
+
+GroupKey group_key(const VariantDiff& v, const StageDiff& s) {
+  return {v.kernel, v.source, s.stage, s.change_signature, s.unstable};
+}
+
 void build_groups(DiffResult* r) {
-  std::map<std::tuple<std::string, std::string, uint64_t>, size_t> index;
+  std::map<GroupKey, size_t> index;
   for (size_t vi = 0; vi < r->variants.size(); ++vi) {
     VariantDiff& v = r->variants[vi];
     for (StageDiff& s : v.stages) {
       if (s.status != ChangeStatus::kChanged) continue;
-      auto key = std::make_tuple(v.kernel, s.stage, s.change_signature);
-      auto [it, fresh] = index.emplace(key, r->groups.size());
+      auto [it, fresh] = index.emplace(group_key(v, s), r->groups.size());
       if (fresh) {
         ChangeGroup g;
         g.kernel = v.kernel;
+        g.source = v.source;
+        g.label = v.label;
         g.stage = s.stage;
         g.signature = s.change_signature;
+        g.unstable = s.unstable;
         g.lines_added = s.lines_added;
         g.lines_removed = s.lines_removed;
         r->groups.push_back(g);
@@ -170,7 +278,9 @@ void build_groups(DiffResult* r) {
   std::vector<size_t> order(r->groups.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return r->groups[a].weight > r->groups[b].weight;
+    const ChangeGroup &x = r->groups[a], &y = r->groups[b];
+    if (x.unstable != y.unstable) return y.unstable;  // real changes first
+    return x.weight > y.weight;
   });
   std::vector<ChangeGroup> sorted;
   std::vector<int32_t> new_index(order.size());
@@ -182,9 +292,86 @@ void build_groups(DiffResult* r) {
   for (VariantDiff& v : r->variants)
     for (StageDiff& s : v.stages) {
       if (s.status != ChangeStatus::kChanged) continue;
-      auto it = index.find(std::make_tuple(v.kernel, s.stage, s.change_signature));
+      auto it = index.find(group_key(v, s));
       s.group = new_index[it->second];
     }
+}
+
+/// Fills VariantDiff::label: the kernel name, plus the shortest tail of
+/// the source that tells apart kernels sharing that name. `variant_of`
+/// gives a variant defined in each source (its kind decides the spelling).
+void label_kernels(const std::map<std::string, const build::Variant*>& variant_of,
+                   DiffResult* r) {
+  std::map<std::string, std::set<std::string>> sources;  // kernel -> sources
+  for (const VariantDiff& v : r->variants) sources[v.kernel].insert(v.source);
+  std::map<std::pair<std::string, std::string>, std::string> label;
+  for (const auto& [kernel, srcs] : sources) {
+    if (srcs.size() < 2) continue;
+    auto tail = [&](const std::string& src, size_t n) -> std::string {
+      if (src.empty()) return "source unknown";
+      auto it = variant_of.find(src);
+      return it == variant_of.end() ? src : build::source_tail(*it->second, n);
+    };
+    // Grow the tail until every source reads differently; the whole source
+    // at worst (when no tail tells two apart, they are spelled in full).
+    std::map<std::string, std::string> shown;
+    for (size_t n = 1; n <= 64; ++n) {
+      shown.clear();
+      std::set<std::string> seen;
+      bool distinct = true;
+      for (const std::string& src : srcs) distinct &= seen.insert(shown[src] = tail(src, n)).second;
+      if (distinct) break;
+      if (n == 64)
+        for (const std::string& src : srcs) shown[src] = src.empty() ? "source unknown" : src;
+    }
+    for (const std::string& src : srcs) label[{kernel, src}] = kernel + " (" + shown[src] + ")";
+  }
+  for (VariantDiff& v : r->variants) {
+    auto it = label.find({v.kernel, v.source});
+    v.label = it != label.end() ? it->second : v.kernel;
+  }
+}
+
+/// Stage names of the pair's binary artifacts (kBinaryStages order, then
+/// others such as a binary `spv`), limited to `wanted` when it is not empty.
+std::vector<std::string> binary_stage_names(const build::Variant* b, const build::Variant* h,
+                                            const std::vector<std::string>& wanted) {
+  auto rank = [](const std::string& n) {
+    int i = 0;
+    for (const char* k : build::kBinaryStages) {
+      if (n == k) return i;
+      ++i;
+    }
+    return i;
+  };
+  std::vector<std::string> names;
+  for (const build::Variant* side : {b, h}) {
+    if (!side) continue;
+    for (const build::StageFile& f : side->binaries) {
+      if (std::find(names.begin(), names.end(), f.stage) != names.end()) continue;
+      if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), f.stage) == wanted.end())
+        continue;
+      names.push_back(f.stage);
+    }
+  }
+  std::sort(names.begin(), names.end(), [&](const std::string& x, const std::string& y) {
+    return std::make_pair(rank(x), x) < std::make_pair(rank(y), y);
+  });
+  return names;
+}
+
+/// Queues the comparison of binary artifact `stage` of a pair, if either has it.
+void add_binary(const build::Variant* b, const build::Variant* h, const std::string& stage,
+                size_t vi, VariantDiff* v, std::vector<Task>* tasks) {
+  const build::StageFile* bf = b ? b->binary(stage) : nullptr;
+  const build::StageFile* hf = h ? h->binary(stage) : nullptr;
+  if (!bf && !hf) return;
+  StageDiff sd;
+  sd.stage = stage;
+  v->binaries.push_back(sd);
+  Task t{vi, v->binaries.size() - 1, bf, hf};
+  t.binary = true;
+  tasks->push_back(t);
 }
 
 }  // namespace
@@ -218,6 +405,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
            std::find(opts.kernels.begin(), opts.kernels.end(), kernel) != opts.kernels.end();
   };
   std::vector<Task> tasks;
+  std::map<std::string, const build::Variant*> variant_of;  // source -> a variant defined there
   for (const VariantPair& p : pairs) {
     const build::Variant* b = p.base >= 0 ? &base.variants[p.base] : nullptr;
     const build::Variant* h = p.head >= 0 ? &head.variants[p.head] : nullptr;
@@ -225,12 +413,17 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
     if (!wanted(any.kernel)) continue;
     VariantDiff v;
     v.kernel = any.kernel;
+    v.source = p.source;
+    if (h && h->source() != v.source) v.head_source = h->source();
+    variant_of.emplace(p.source, b ? b : h);
     v.id = any.id();
     v.head_id = h ? h->id() : "";
     v.signature = any.signature;
     v.constexprs = any.constexprs;
     v.options = any.options;
     v.pairing = p.kind;
+    v.base_index = p.base;
+    v.head_index = p.head;
     if (b && h) v.option_changes = option_changes(*b, *h);
     for (const auto* side : {b, h}) {
       if (!side) continue;
@@ -250,32 +443,38 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       if (!bf && !hf) continue;
       StageDiff sd;
       sd.stage = st;
+      // Known nondeterminism of either side; kept only if the stage changed.
+      sd.unstable = (b && b->unstable(st)) || (h && h->unstable(st));
       v.stages.push_back(sd);
       tasks.push_back({vi, v.stages.size() - 1, bf, hf});
     }
+    for (const std::string& st : binary_stage_names(b, h, opts.stages))
+      add_binary(b, h, st, vi, &v, &tasks);
     r.variants.push_back(std::move(v));
   }
+  label_kernels(variant_of, &r);
 
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, tasks.size()));
   std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex mu;
-  Status first_error;
-  size_t first_error_task = SIZE_MAX;
   auto worker = [&] {
-    while (!failed.load(std::memory_order_relaxed)) {
+    while (true) {
       size_t k = next.fetch_add(1);
       if (k >= tasks.size()) return;
       const Task& t = tasks[k];
-      Status s = run_task(t, opts, &r.variants[t.variant].stages[t.stage_slot]);
-      if (!s.is_ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (k < first_error_task) {
-          first_error = s;
-          first_error_task = k;
-        }
-        failed = true;
+      VariantDiff& vd = r.variants[t.variant];
+      if (!t.binary) {
+        run_task_guarded(t, opts, &vd.stages[t.stage_slot]);
+        continue;
+      }
+      StageDiff* bd = &vd.binaries[t.stage_slot];
+      Status s = compare_binary(t, bd);
+      if (!s.is_ok()) {  // an artifact that cannot be read: stated, the run goes on
+        bd->status = !t.base ? ChangeStatus::kAdded
+                     : !t.head ? ChangeStatus::kRemoved
+                               : ChangeStatus::kChanged;
+        bd->fallback = s.to_string() + "; not compared";
+        bd->input_error = true;
       }
     }
   };
@@ -283,7 +482,8 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
   for (unsigned i = 1; i < jobs; ++i) pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
-  if (failed) return first_error;
+  for (VariantDiff& v : r.variants)
+    for (StageDiff& s : v.stages) s.unstable = s.unstable && s.status == ChangeStatus::kChanged;
 
   build_groups(&r);
   for (const std::string& st : stages) {
@@ -293,7 +493,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       if (const StageDiff* sd = v.stage(st)) {
         switch (sd->status) {
           case ChangeStatus::kUnchanged: ++s.unchanged; break;
-          case ChangeStatus::kChanged: ++s.changed; break;
+          case ChangeStatus::kChanged: ++(sd->unstable ? s.unstable : s.changed); break;
           case ChangeStatus::kAdded: ++s.added; break;
           case ChangeStatus::kRemoved: ++s.removed; break;
         }

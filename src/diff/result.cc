@@ -29,6 +29,12 @@ bool VariantDiff::changed() const {
   return pairing == Pairing::kAdded || pairing == Pairing::kRemoved;
 }
 
+bool VariantDiff::real_change() const {
+  for (const auto& s : stages)
+    if (s.status != ChangeStatus::kUnchanged && !s.unstable) return true;
+  return pairing == Pairing::kAdded || pairing == Pairing::kRemoved;
+}
+
 const StageDiff* VariantDiff::stage(const std::string& name) const {
   for (const auto& s : stages)
     if (s.stage == name) return &s;
@@ -39,6 +45,19 @@ bool DiffResult::any_change() const {
   for (const auto& v : variants)
     if (v.changed()) return true;
   return false;
+}
+
+bool DiffResult::any_real_change() const {
+  for (const auto& v : variants)
+    if (v.real_change()) return true;
+  return false;
+}
+
+size_t DiffResult::unstable_stage_count() const {
+  size_t n = 0;
+  for (const auto& v : variants)
+    for (const auto& s : v.stages) n += s.status != ChangeStatus::kUnchanged && s.unstable;
+  return n;
 }
 
 size_t DiffResult::changed_stage_count() const {

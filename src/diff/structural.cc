@@ -1,10 +1,26 @@
 // Structural diff; the worked example is in include/ksnap/diff/structural.h.
+//
+// Per pair of units (functions paired by name, module level first):
+//   1. order-free lines (alias / metadata / attribute-group definitions)
+//      whose canonical text has an equal on the other side are set aside:
+//      renumbered or reordered definitions never show;
+//   2. the other lines align by neighbourhood keys (line_keys.h), then each
+//      gap by shape;
+//   3. symbol correspondences are learned from the aligned lines (defs vote
+//      strongly, uses weakly), then from moved and edited lines;
+//   4. the lines re-align on shape + corresponding symbols: a line is
+//      unchanged when it is the same op on the same (corresponding) operands.
+// Module-scope symbols whose canonical ids are equal correspond from the
+// start. Should every line find a counterpart while the canonical texts
+// differ, the units are diffed again on canonical keys, so that a change is
+// never reported without lines.
 #include "ksnap/diff/structural.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 #include "diff/align.h"
+#include "diff/line_keys.h"
 #include "diff/words.h"
 #include "ksnap/support/hash.h"
 
@@ -17,6 +33,8 @@ using norm::Module;
 using norm::Unit;
 
 constexpr uint64_t kUnmappedTag = uint64_t{1} << 40;
+constexpr uint64_t kGlobalTag = uint64_t{1} << 63;
+constexpr int kConeSteps = 4;  // neighbourhood depth of the alignment keys
 
 enum class Op : uint8_t { kEqual, kDel, kIns };
 struct Edit {
@@ -48,29 +66,78 @@ class Differ {
     map_.assign(head.symbols.size(), -1);
     taken_.assign(base.symbols.size(), false);
     rep_.assign(base.symbols.size(), -1);
+    base_multi_def_ = multi_defs(base);
+    head_multi_def_ = multi_defs(head);
+  }
+
+  static std::vector<bool> multi_defs(const Module& m) {
+    std::vector<uint8_t> defs(m.symbols.size(), 0);
+    for (const Unit& u : m.units)
+      for (const Line& l : u.lines)
+        for (const auto& s : l.symbols)
+          if (s.is_def && defs[s.id] < 2) ++defs[s.id];
+    std::vector<bool> out(m.symbols.size());
+    for (size_t i = 0; i < defs.size(); ++i) out[i] = defs[i] > 1;
+    return out;
   }
 
   void run() {
-    // Pair units by name; the module-level unit ("") first so that aliases
-    // and metadata are mapped before functions use them.
-    std::unordered_map<std::string, size_t> head_by_name;
-    for (size_t j = 0; j < head_.units.size(); ++j) head_by_name.emplace(head_.units[j].name, j);
+    premap_globals();
+    diff_units();
+    if (changes_ == 0 && base_.hash != head_.hash) {
+      // Every line found a counterpart, yet the canonical texts differ: show
+      // the lines whose canonical text has no equal.
+      canonical_only_ = true;
+      out_->hunks.clear();
+      out_->lines_added = out_->lines_removed = 0;
+      diff_units();
+    }
+    out_->change_signature = changes_ ? signature_.digest() | 1 : 0;
+  }
+
+ private:
+  /// Pairs units by name; the module-level unit ("") first so that aliases
+  /// and metadata are mapped before functions use them.
+  void diff_units() {
+    // Units of one name pair in order (a module may repeat a name).
+    std::unordered_map<std::string, std::vector<size_t>> head_by_name;
+    for (size_t j = head_.units.size(); j-- > 0;) head_by_name[head_.units[j].name].push_back(j);
     std::vector<bool> head_used(head_.units.size(), false);
     for (const Unit& b : base_.units) {
       auto it = head_by_name.find(b.name);
-      if (it != head_by_name.end() && !head_used[it->second]) {
-        head_used[it->second] = true;
-        diff_unit(&b, &head_.units[it->second]);
+      if (it != head_by_name.end() && !it->second.empty()) {
+        size_t j = it->second.back();
+        it->second.pop_back();
+        head_used[j] = true;
+        diff_unit(&b, &head_.units[j]);
       } else {
         diff_unit(&b, nullptr);
       }
     }
     for (size_t j = 0; j < head_.units.size(); ++j)
       if (!head_used[j]) diff_unit(nullptr, &head_.units[j]);
-    out_->change_signature = changes_ ? signature_.digest() | 1 : 0;
   }
 
- private:
+  /// Module-scope symbols (aliases, metadata, attribute groups) with equal
+  /// canonical ids are the same thing on both sides, whatever their names.
+  void premap_globals() {
+    std::unordered_map<uint64_t, std::vector<uint32_t>> by_canonical;
+    for (uint32_t b = base_.symbols.size(); b-- > 0;) {
+      const norm::Symbol& s = base_.symbols[b];
+      if (s.unit < 0) by_canonical[s.canonical ^ static_cast<uint64_t>(s.cls)].push_back(b);
+    }
+    for (uint32_t h = 0; h < head_.symbols.size(); ++h) {
+      const norm::Symbol& s = head_.symbols[h];
+      if (s.unit >= 0) continue;
+      auto it = by_canonical.find(s.canonical ^ static_cast<uint64_t>(s.cls));
+      if (it == by_canonical.end() || it->second.empty()) continue;
+      uint32_t b = it->second.back();
+      it->second.pop_back();
+      map_[h] = static_cast<int32_t>(b);
+      taken_[b] = true;
+    }
+  }
+
   // ---- symbol correspondence -------------------------------------------
   void vote(const Line& bl, const Line& hl, bool same_shape) {
     const auto& bs = bl.symbols;
@@ -131,11 +198,18 @@ class Differ {
   }
 
   /// BASE symbol standing for `b`: a value computed twice by the same op on the
-  /// same operands is represented by its first computation.
-  uint64_t base_sym(uint32_t b) const { return rep_[b] >= 0 ? static_cast<uint64_t>(rep_[b]) : b; }
+  /// same operands is represented by its first computation; a module-scope
+  /// symbol by its canonical id (two aliases of equal definition are one).
+  uint64_t base_sym(uint32_t b) const {
+    const norm::Symbol& s = base_.symbols[b];
+    if (s.unit < 0) return kGlobalTag | (s.canonical >> 2);
+    return rep_[b] >= 0 ? static_cast<uint64_t>(rep_[b]) : b;
+  }
   uint64_t head_sym(uint32_t h) const {
     int32_t b = map_[h];
-    return b >= 0 ? base_sym(static_cast<uint32_t>(b)) : kUnmappedTag | h;
+    if (b >= 0) return base_sym(static_cast<uint32_t>(b));
+    const norm::Symbol& s = head_.symbols[h];
+    return s.unit < 0 ? kGlobalTag | (s.canonical >> 2) : kUnmappedTag | h;
   }
   static int single_def(const Line& l) {
     int def = -1;
@@ -150,31 +224,35 @@ class Differ {
   /// Finds BASE values computed more than once (same op, same operands) and
   /// lets the first stand for the others: hoisting or sinking a computation
   /// into several places is then one change per copy, not a change of every use.
-  void compute_base_reps(const Unit& B) {
+  void compute_base_reps(const LineSeq& B) {
     std::unordered_map<uint64_t, uint32_t> first;
-    for (const Line& l : B.lines) {
-      int d = single_def(l);
-      if (d < 0) continue;
-      uint64_t k = use_key(l, false);
-      auto [it, fresh] = first.emplace(k, l.symbols[d].id);
-      if (!fresh && it->second != l.symbols[d].id) rep_[l.symbols[d].id] = static_cast<int32_t>(base_sym(it->second));
+    for (const Line* l : B) {
+      int d = single_def(*l);
+      // A PTX register written more than once is one register, not a value.
+      if (d < 0 || base_multi_def_[l->symbols[d].id]) continue;
+      uint64_t k = use_key(*l, false);
+      auto [it, fresh] = first.emplace(k, l->symbols[d].id);
+      if (!fresh && it->second != l->symbols[d].id)
+        rep_[l->symbols[d].id] = static_cast<int32_t>(base_sym(it->second));
     }
   }
 
   /// Maps each still-unmapped HEAD value that repeats a BASE computation
   /// (same op, operands that correspond) to that BASE value — many to one.
-  void map_duplicates(const Unit& B, const Unit& H) {
+  void map_duplicates(const LineSeq& B, const LineSeq& H) {
     std::unordered_map<uint64_t, uint32_t> by_key;
-    for (const Line& l : B.lines) {
-      int d = single_def(l);
-      if (d >= 0) by_key.emplace(use_key(l, false), l.symbols[d].id);
+    for (const Line* l : B) {
+      int d = single_def(*l);
+      if (d >= 0 && !base_multi_def_[l->symbols[d].id]) by_key.emplace(use_key(*l, false), l->symbols[d].id);
     }
-    for (const Line& l : H.lines) {
-      int d = single_def(l);
-      if (d < 0) continue;
-      uint32_t h = l.symbols[d].id;
+    for (const Line* l : H) {
+      int d = single_def(*l);
+      if (d < 0 || head_multi_def_[l->symbols[d].id]) continue;
+      uint32_t h = l->symbols[d].id;
       if (map_[h] >= 0) continue;
-      auto it = by_key.find(use_key(l, true));
+      // Values only: a block label has no operands, so all would look alike.
+      if (head_.symbols[h].cls != norm::SymbolClass::kValue) continue;
+      auto it = by_key.find(use_key(*l, true));
       if (it == by_key.end() || base_.symbols[it->second].cls != head_.symbols[h].cls) continue;
       map_[h] = static_cast<int32_t>(it->second);
       dup_assigned_.push_back(h);
@@ -218,43 +296,49 @@ class Differ {
   /// Pairs still-free lines anywhere in the unit whose keys are equal, in
   /// order, voting on their symbols.
   template <typename KeyB, typename KeyH>
-  void pair_free(const Unit& B, const Unit& H, std::vector<bool>* bm, std::vector<bool>* hm,
-                 KeyB kb, KeyH kh) {
+  void pair_free(const LineSeq& B, const LineSeq& H, std::vector<bool>* bm,
+                 std::vector<bool>* hm, KeyB kb, KeyH kh) {
     std::unordered_map<uint64_t, std::vector<uint32_t>> free_base;
-    for (uint32_t i = B.lines.size(); i-- > 0;)
-      if (!(*bm)[i]) free_base[kb(B.lines[i])].push_back(i);
-    for (uint32_t j = 0; j < H.lines.size(); ++j) {
+    for (uint32_t i = B.size(); i-- > 0;)
+      if (!(*bm)[i]) free_base[kb(*B[i])].push_back(i);
+    for (uint32_t j = 0; j < H.size(); ++j) {
       if ((*hm)[j]) continue;
-      auto it = free_base.find(kh(H.lines[j]));
+      auto it = free_base.find(kh(*H[j]));
       if (it == free_base.end() || it->second.empty()) continue;
       uint32_t i = it->second.back();
       it->second.pop_back();
       (*bm)[i] = (*hm)[j] = true;
-      vote(B.lines[i], H.lines[j], true);
+      vote(*B[i], *H[j], true);
     }
+  }
+
+  /// The gaps [b0,b1) x [h0,h1) between the matches of `m`, in order.
+  static std::vector<std::pair<Match, Match>> gaps_of(const std::vector<Match>& m, uint32_t nb,
+                                                      uint32_t nh) {
+    std::vector<std::pair<Match, Match>> gaps;
+    uint32_t pb = 0, ph = 0;
+    for (size_t k = 0; k <= m.size(); ++k) {
+      uint32_t eb = k < m.size() ? m[k].first : nb;
+      uint32_t eh = k < m.size() ? m[k].second : nh;
+      if (eb > pb || eh > ph) gaps.push_back({{pb, eb}, {ph, eh}});
+      pb = eb + 1;
+      ph = eh + 1;
+    }
+    return gaps;
   }
 
   /// Learns symbol correspondences from aligned lines plus, in the gaps, moved
   /// lines (identical shape elsewhere) and edited lines (same op in place).
   /// Fills edit_pairs_ (gap pairs used for word highlights).
-  void learn(const Unit& B, const Unit& H, const std::vector<Match>& m) {
-    std::vector<bool> bm(B.lines.size(), false), hm(H.lines.size(), false);
+  void learn(const LineSeq& B, const LineSeq& H, const std::vector<Match>& m) {
+    std::vector<bool> bm(B.size(), false), hm(H.size(), false);
     for (const Match& p : m) {
       bm[p.first] = hm[p.second] = true;
-      vote(B.lines[p.first], H.lines[p.second], B.lines[p.first].shape == H.lines[p.second].shape);
+      vote(*B[p.first], *H[p.second], B[p.first]->shape == H[p.second]->shape);
     }
     resolve_votes();
     edit_pairs_.clear();
-    // Gaps, in order.
-    std::vector<std::pair<Match, Match>> gaps;  // [b0,b1) x [h0,h1)
-    uint32_t pb = 0, ph = 0;
-    for (size_t k = 0; k <= m.size(); ++k) {
-      uint32_t eb = k < m.size() ? m[k].first : static_cast<uint32_t>(B.lines.size());
-      uint32_t eh = k < m.size() ? m[k].second : static_cast<uint32_t>(H.lines.size());
-      if (eb > pb || eh > ph) gaps.push_back({{pb, eb}, {ph, eh}});
-      pb = eb + 1;
-      ph = eh + 1;
-    }
+    auto gaps = gaps_of(m, static_cast<uint32_t>(B.size()), static_cast<uint32_t>(H.size()));
     // Moves of the same op on the same operands, anywhere; repeated, since each
     // round maps the defs that later moved lines use.
     for (int round = 0; round < 3; ++round) {
@@ -274,53 +358,88 @@ class Differ {
     resolve_votes();
   }
 
-  void pair_in_gap(const Unit& B, const Unit& H, const std::pair<Match, Match>& g,
+  void pair_in_gap(const LineSeq& B, const LineSeq& H, const std::pair<Match, Match>& g,
                    std::vector<bool>* bm, std::vector<bool>* hm, bool by_shape) {
     std::vector<uint32_t> bi, hj;
     std::vector<uint64_t> bk, hk;
     for (uint32_t i = g.first.first; i < g.first.second; ++i)
       if (!(*bm)[i]) {
         bi.push_back(i);
-        bk.push_back(by_shape ? shape_key(B.lines[i]) : op_key(B.lines[i]));
+        bk.push_back(by_shape ? shape_key(*B[i]) : op_key(*B[i]));
       }
     for (uint32_t j = g.second.first; j < g.second.second; ++j)
       if (!(*hm)[j]) {
         hj.push_back(j);
-        hk.push_back(by_shape ? shape_key(H.lines[j]) : op_key(H.lines[j]));
+        hk.push_back(by_shape ? shape_key(*H[j]) : op_key(*H[j]));
       }
     if (bi.empty() || hj.empty()) return;
     for (const Match& p : align(bk, hk, 1u << 20)) {
       uint32_t i = bi[p.first], j = hj[p.second];
       (*bm)[i] = (*hm)[j] = true;
-      vote(B.lines[i], H.lines[j], by_shape);
+      vote(*B[i], *H[j], by_shape);
       edit_pairs_.emplace_back(i, j);
     }
   }
 
   // ---- one unit ------------------------------------------------------------
-  void diff_unit(const Unit* B, const Unit* H) {
-    static const Unit kEmpty;
-    const Unit& b = B ? *B : kEmpty;
-    const Unit& h = H ? *H : kEmpty;
-    std::vector<Match> m;
+  /// The lines that take part: order-free lines whose canonical text has an
+  /// equal on the other side (a renumbered or reordered definition) are left
+  /// out of both.
+  void visible_lines(const Unit* B, const Unit* H, LineSeq* sb, LineSeq* sh) const {
+    std::vector<bool> hide_b(B ? B->lines.size() : 0, false);
+    std::vector<bool> hide_h(H ? H->lines.size() : 0, false);
     if (B && H) {
+      std::unordered_map<uint64_t, std::vector<uint32_t>> by_key;
+      for (uint32_t i = B->lines.size(); i-- > 0;)
+        if (B->lines[i].order_free) by_key[canonical_key(base_, B->lines[i])].push_back(i);
+      for (uint32_t j = 0; j < H->lines.size(); ++j) {
+        if (!H->lines[j].order_free) continue;
+        auto it = by_key.find(canonical_key(head_, H->lines[j]));
+        if (it == by_key.end() || it->second.empty()) continue;
+        hide_b[it->second.back()] = hide_h[j] = true;
+        it->second.pop_back();
+      }
+    }
+    if (B)
+      for (uint32_t i = 0; i < B->lines.size(); ++i)
+        if (!hide_b[i]) sb->push_back(&B->lines[i]);
+    if (H)
+      for (uint32_t j = 0; j < H->lines.size(); ++j)
+        if (!hide_h[j]) sh->push_back(&H->lines[j]);
+  }
+
+  /// Keys to align a unit by, finest first (line_keys.h): no printed name
+  /// takes part, not even as a hint (registers renumbered by one added
+  /// instruction would pair the wrong lines).
+  static std::vector<std::vector<uint64_t>> alignment_keys(const Module& m, const LineSeq& lines,
+                                                           int whole_steps) {
+    return neighbourhood_keys(m, lines, kConeSteps, whole_steps);
+  }
+
+  void diff_unit(const Unit* B, const Unit* H) {
+    edit_pairs_.clear();  // they index this unit's lines, never the previous unit's
+    LineSeq b, h;
+    visible_lines(B, H, &b, &h);
+    std::vector<Match> m;
+    if (B && H && canonical_only_) {
       std::vector<uint64_t> kb, kh;
-      kb.reserve(b.lines.size());
-      kh.reserve(h.lines.size());
-      for (const Line& l : b.lines) kb.push_back(shape_key(l));
-      for (const Line& l : h.lines) kh.push_back(shape_key(l));
+      for (const Line* l : b) kb.push_back(canonical_key(base_, *l));
+      for (const Line* l : h) kh.push_back(canonical_key(head_, *l));
       m = align(kb, kh);
+    } else if (B && H) {
+      int whole = std::max(whole_cone_steps(base_, b), whole_cone_steps(head_, h));
+      m = align_levels(alignment_keys(base_, b, whole), alignment_keys(head_, h, whole));
       size_t mark = assigned_.size();
       compute_base_reps(b);
       learn(b, h, m);
       map_duplicates(b, h);
       std::vector<uint64_t> rb;
-      rb.reserve(b.lines.size());
-      for (const Line& l : b.lines) rb.push_back(base_key(l));
+      rb.reserve(b.size());
+      for (const Line* l : b) rb.push_back(base_key(*l));
       for (int iter = 0; iter < 2; ++iter) {
         std::vector<uint64_t> rh;
-        rh.reserve(h.lines.size());
-        for (const Line& l : h.lines) rh.push_back(head_key(l));
+        rh.reserve(h.size());
+        for (const Line* l : h) rh.push_back(head_key(*l));
         m = align(rb, rh);
         if (iter == 0) {
           // Re-learn the unit's own symbols from the better alignment.
@@ -328,42 +447,61 @@ class Differ {
           learn(b, h, m);
           map_duplicates(b, h);
         } else {
+          match_order_free(b, h, rb, rh, m);
           learn_gaps_only(b, h, m);
         }
       }
     }
-    emit(b, h, m);
+    const std::string& name = B && (!B->name.empty() || !H) ? B->name : H->name;
+    emit(name, b, h, m);
+  }
+
+  /// Order-free lines have no place: two left unmatched by the alignment
+  /// whose keys are equal (the same definition, moved) are matched.
+  void match_order_free(const LineSeq& B, const LineSeq& H, const std::vector<uint64_t>& rb,
+                        const std::vector<uint64_t>& rh, const std::vector<Match>& m) {
+    std::vector<bool> bm(B.size(), false), hm(H.size(), false);
+    for (const Match& p : m) bm[p.first] = hm[p.second] = true;
+    std::unordered_map<uint64_t, std::vector<uint32_t>> free_base;
+    for (uint32_t i = B.size(); i-- > 0;)
+      if (!bm[i] && B[i]->order_free) free_base[rb[i]].push_back(i);
+    if (free_base.empty()) return;
+    for (uint32_t j = 0; j < H.size(); ++j) {
+      if (hm[j] || !H[j]->order_free) continue;
+      auto it = free_base.find(rh[j]);
+      if (it == free_base.end() || it->second.empty()) continue;
+      hidden_.emplace_back(it->second.back(), j);
+      it->second.pop_back();
+    }
   }
 
   /// Recomputes edit_pairs_ for the final alignment without changing the map.
-  void learn_gaps_only(const Unit& B, const Unit& H, const std::vector<Match>& m) {
-    std::vector<bool> bm(B.lines.size(), false), hm(H.lines.size(), false);
+  void learn_gaps_only(const LineSeq& B, const LineSeq& H, const std::vector<Match>& m) {
+    std::vector<bool> bm(B.size(), false), hm(H.size(), false);
     for (const Match& p : m) bm[p.first] = hm[p.second] = true;
+    for (const auto& [i, j] : hidden_) bm[i] = hm[j] = true;
     edit_pairs_.clear();
-    uint32_t pb = 0, ph = 0;
-    for (size_t k = 0; k <= m.size(); ++k) {
-      uint32_t eb = k < m.size() ? m[k].first : static_cast<uint32_t>(B.lines.size());
-      uint32_t eh = k < m.size() ? m[k].second : static_cast<uint32_t>(H.lines.size());
-      if (eb > pb && eh > ph) {
-        std::pair<Match, Match> g{{pb, eb}, {ph, eh}};
-        pair_in_gap(B, H, g, &bm, &hm, true);
-        pair_in_gap(B, H, g, &bm, &hm, false);
-        // What is left in the gap pairs up in order, for word highlights only
-        // (an op replaced by another: fma.rn.f32 -> mul.rn.f32).
-        std::vector<uint32_t> bl, hl;
-        for (uint32_t i = pb; i < eb; ++i)
-          if (!bm[i]) bl.push_back(i);
-        for (uint32_t j = ph; j < eh; ++j)
-          if (!hm[j]) hl.push_back(j);
-        for (size_t k = 0; k < bl.size() && k < hl.size(); ++k) edit_pairs_.emplace_back(bl[k], hl[k]);
-      }
-      pb = eb + 1;
-      ph = eh + 1;
+    for (const auto& g : gaps_of(m, static_cast<uint32_t>(B.size()), static_cast<uint32_t>(H.size()))) {
+      auto [pb, eb] = g.first;
+      auto [ph, eh] = g.second;
+      if (eb <= pb || eh <= ph) continue;
+      pair_in_gap(B, H, g, &bm, &hm, true);
+      pair_in_gap(B, H, g, &bm, &hm, false);
+      // What is left in the gap pairs up in order, for word highlights only
+      // (an op replaced by another: fma.rn.f32 -> mul.rn.f32).
+      std::vector<uint32_t> bl, hl;
+      for (uint32_t i = pb; i < eb; ++i)
+        if (!bm[i]) bl.push_back(i);
+      for (uint32_t j = ph; j < eh; ++j)
+        if (!hm[j]) hl.push_back(j);
+      for (size_t k = 0; k < bl.size() && k < hl.size(); ++k) edit_pairs_.emplace_back(bl[k], hl[k]);
     }
     votes_.clear();
     vote_order_.clear();
   }
 
+  /// A HEAD line's text with every symbol that corresponds to a BASE symbol
+  /// spelled as BASE spells it.
   std::string renamed(const Line& l) const {
     std::string out;
     out.reserve(l.display.size() + 16);
@@ -372,29 +510,43 @@ class Differ {
       if (s.offset < pos || s.offset + s.length > l.display.size()) continue;
       out.append(l.display, pos, s.offset - pos);
       int32_t b = map_[s.id];
-      if (b >= 0) out += base_.symbols[b].name;
-      else out.append(l.display, s.offset, s.length);
+      if (b >= 0) {
+        const std::string& name = base_.symbols[b].name;
+        // LLVM blocks are named without the `%` that their uses spell.
+        if (s.length > 0 && l.display[s.offset] == '%' && (name.empty() || name[0] != '%'))
+          out.push_back('%');
+        out += name;
+      } else {
+        out.append(l.display, s.offset, s.length);
+      }
       pos = s.offset + s.length;
     }
     out.append(l.display, pos, std::string::npos);
     return out;
   }
 
-  void emit(const Unit& B, const Unit& H, const std::vector<Match>& m) {
+  void emit(const std::string& unit, const LineSeq& B, const LineSeq& H,
+            const std::vector<Match>& m) {
+    std::vector<bool> hide_b(B.size(), false), hide_h(H.size(), false);
+    for (const auto& [i, j] : hidden_) hide_b[i] = hide_h[j] = true;
+    hidden_.clear();
     std::vector<Edit> script;
-    script.reserve(B.lines.size() + H.lines.size());
+    script.reserve(B.size() + H.size());
     uint32_t pb = 0, ph = 0;
     for (size_t k = 0; k <= m.size(); ++k) {
-      uint32_t eb = k < m.size() ? m[k].first : static_cast<uint32_t>(B.lines.size());
-      uint32_t eh = k < m.size() ? m[k].second : static_cast<uint32_t>(H.lines.size());
-      for (uint32_t i = pb; i < eb; ++i) script.push_back({Op::kDel, i, 0});
-      for (uint32_t j = ph; j < eh; ++j) script.push_back({Op::kIns, 0, j});
+      uint32_t eb = k < m.size() ? m[k].first : static_cast<uint32_t>(B.size());
+      uint32_t eh = k < m.size() ? m[k].second : static_cast<uint32_t>(H.size());
+      for (uint32_t i = pb; i < eb; ++i)
+        if (!hide_b[i]) script.push_back({Op::kDel, i, 0});
+      for (uint32_t j = ph; j < eh; ++j)
+        if (!hide_h[j]) script.push_back({Op::kIns, 0, j});
       if (k < m.size()) script.push_back({Op::kEqual, eb, eh});
       pb = eb + 1;
       ph = eh + 1;
     }
     std::unordered_map<uint32_t, uint32_t> pair_of_base, pair_of_head;
     for (const auto& [i, j] : edit_pairs_) {
+      if (i >= B.size() || j >= H.size()) continue;
       pair_of_base[i] = j;
       pair_of_head[j] = i;
     }
@@ -402,6 +554,7 @@ class Differ {
     const uint32_t ctx = opts_.context;
     size_t n = script.size();
     size_t k = 0;
+    size_t emitted_to = 0;
     while (k < n) {
       if (script[k].op == Op::kEqual) {
         ++k;
@@ -409,7 +562,7 @@ class Differ {
       }
       size_t start = k >= ctx ? k - ctx : 0;
       // Do not reach back into the previous hunk.
-      start = std::max(start, emitted_to_);
+      start = std::max(start, emitted_to);
       size_t end = k;
       size_t last_change = k;
       while (end < n) {
@@ -418,31 +571,31 @@ class Differ {
         ++end;
       }
       end = std::min(n, last_change + 1 + ctx);
-      make_hunk(B, H, script, start, end, pair_of_base, pair_of_head);
-      emitted_to_ = end;
+      make_hunk(unit, B, H, script, start, end, pair_of_base, pair_of_head);
+      emitted_to = end;
       k = end;
     }
-    emitted_to_ = 0;
   }
 
-  void make_hunk(const Unit& B, const Unit& H, const std::vector<Edit>& script, size_t start,
-                 size_t end, const std::unordered_map<uint32_t, uint32_t>& pb,
+  void make_hunk(const std::string& unit, const LineSeq& B, const LineSeq& H,
+                 const std::vector<Edit>& script, size_t start, size_t end,
+                 const std::unordered_map<uint32_t, uint32_t>& pb,
                  const std::unordered_map<uint32_t, uint32_t>& ph) {
     Hunk hunk;
-    hunk.unit = B.name.empty() && !H.name.empty() ? H.name : B.name;
+    hunk.unit = unit;
     bool first = true;
     for (size_t k = start; k < end; ++k) {
       const Edit& e = script[k];
       DiffLine dl;
       if (e.op == Op::kEqual) {
-        const Line& bl = B.lines[e.b];
+        const Line& bl = *B[e.b];
         dl.kind = LineKind::kContext;
         dl.text = bl.display;
         dl.base_line = bl.line_no;
-        dl.head_line = H.lines[e.h].line_no;
+        dl.head_line = H[e.h]->line_no;
         dl.py_line = bl.py_line;
       } else if (e.op == Op::kDel) {
-        const Line& bl = B.lines[e.b];
+        const Line& bl = *B[e.b];
         dl.kind = LineKind::kRemoved;
         dl.text = bl.display;
         dl.base_line = bl.line_no;
@@ -450,13 +603,13 @@ class Differ {
         auto it = pb.find(e.b);
         if (it != pb.end()) {
           std::vector<Span> ignore;
-          word_highlights(bl.display, renamed(H.lines[it->second]), &dl.highlights, &ignore);
+          word_highlights(bl.display, renamed(*H[it->second]), &dl.highlights, &ignore);
         }
         ++out_->lines_removed;
         note_change('-', bl.shape);
         if (bl.py_line >= 0) hunk.py_lines_base.push_back(bl.py_line);
       } else {
-        const Line& hl = H.lines[e.h];
+        const Line& hl = *H[e.h];
         dl.kind = LineKind::kAdded;
         dl.text = renamed(hl);
         dl.head_line = hl.line_no;
@@ -464,7 +617,7 @@ class Differ {
         auto it = ph.find(e.h);
         if (it != ph.end()) {
           std::vector<Span> ignore;
-          word_highlights(B.lines[it->second].display, dl.text, &ignore, &dl.highlights);
+          word_highlights(B[it->second]->display, dl.text, &ignore, &dl.highlights);
         }
         ++out_->lines_added;
         note_change('+', hl.shape);
@@ -508,15 +661,43 @@ class Differ {
   std::unordered_map<uint64_t, uint32_t> votes_;
   std::vector<uint64_t> vote_order_;
   std::vector<std::pair<uint32_t, uint32_t>> edit_pairs_;
-  size_t emitted_to_ = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> hidden_;  // order-free lines matched out of place
+  bool canonical_only_ = false;
+  /// Symbols defined on more than one line (PTX registers written twice):
+  /// two equal computations into such a register are not one value.
+  std::vector<bool> base_multi_def_, head_multi_def_;
   size_t changes_ = 0;
   Hasher signature_;
 };
+
+/// Empty when every symbol reference of `m` is in range (true of every
+/// Module that norm::normalize builds); else what is wrong.
+std::string check_module(const Module& m) {
+  for (const Unit& u : m.units)
+    for (const Line& l : u.lines)
+      for (const norm::SymbolRef& r : l.symbols) {
+        if (r.id >= m.symbols.size())
+          return "line " + std::to_string(l.line_no) + " names symbol " + std::to_string(r.id) +
+                 " of " + std::to_string(m.symbols.size());
+        if (r.offset > l.display.size() || r.length > l.display.size() - r.offset ||
+            r.shape_offset > l.shape.size() || r.shape_length > l.shape.size() - r.shape_offset)
+          return "line " + std::to_string(l.line_no) + " has a symbol outside its text";
+      }
+  return {};
+}
 
 }  // namespace
 
 void structural_diff(const norm::Module& base, const norm::Module& head,
                      const StructuralOptions& opts, StageDiff* out) {
+  for (const auto* side : {&base, &head}) {
+    std::string bad = check_module(*side);
+    if (!bad.empty()) {
+      out->fallback = std::string(side == &base ? "BASE" : "HEAD") + " " + side->file + ": " +
+                      bad + "; no structural diff";
+      return;
+    }
+  }
   Differ(base, head, opts, out).run();
 }
 

@@ -70,6 +70,7 @@ const char* dialect_name(Dialect d) {
     case Dialect::kPtx: return "ptx";
     case Dialect::kAmdgcn: return "amdgcn";
     case Dialect::kSpirv: return "spirv";
+    case Dialect::kSass: return "sass";
   }
   return "?";
 }
@@ -83,7 +84,7 @@ bool dialect_for_stage(std::string_view stage, Dialect* out) {
       {"ttir", Dialect::kMlir},     {"ttgir", Dialect::kMlir},  {"source", Dialect::kMlir},
       {"mlir", Dialect::kMlir},     {"llir", Dialect::kLlvm},   {"ll", Dialect::kLlvm},
       {"ptx", Dialect::kPtx},       {"amdgcn", Dialect::kAmdgcn}, {"spv", Dialect::kSpirv},
-      {"spvdis", Dialect::kSpirv}, {"spirv", Dialect::kSpirv},
+      {"spvdis", Dialect::kSpirv}, {"spirv", Dialect::kSpirv},  {"sass", Dialect::kSass},
   };
   for (const Entry& e : kStages) {
     if (e.stage == stage) {
@@ -118,7 +119,12 @@ const char* token_kind_name(TokenKind k) {
 }
 
 Lexer::Lexer(const char* begin, size_t size, Dialect dialect)
-    : begin_(begin), cur_(begin), end_(begin + size), dialect_(dialect) {}
+    : begin_(begin),
+      cur_(begin),
+      end_(begin + size),
+      // SASS tokens are PTX's: `/* */` and `//` comments, `;` ends an
+      // instruction, `@P0` guards, `.L_x_3:` labels.
+      dialect_(dialect == Dialect::kSass ? Dialect::kPtx : dialect) {}
 
 Token Lexer::error(const char* start, std::string_view message) {
   error_message_ = message;
@@ -204,6 +210,9 @@ __attribute__((always_inline)) inline Token Lexer::lex_token() {
         }
         return make(TokenKind::kDollarId, start);
       case '.':
+        if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label()) {  // `.lr.ph:`
+          return make(TokenKind::kLabelDef, start);
+        }
         if (cur_[0] == '.' && cur_[1] == '.') {
           cur_ += 2;
           return make(TokenKind::kPunct, start);
@@ -243,8 +252,19 @@ __attribute__((always_inline)) inline Token Lexer::lex_token() {
         }
         return make(TokenKind::kPunct, start);
       case '"':
+        if (at_line_start_ && dialect_ == Dialect::kLlvm) {  // a quoted label `"45":`
+          Token str = lex_string(start);
+          if (str.kind == TokenKind::kString && *cur_ == ':' && cur_[1] != ':') {
+            ++cur_;
+            return make(TokenKind::kLabelDef, start);
+          }
+          return str;
+        }
         return lex_string(start);
       case '-':
+        if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label()) {
+          return make(TokenKind::kLabelDef, start);
+        }
         if (*cur_ == '>') {
           ++cur_;
           return make(TokenKind::kPunct, start);
@@ -291,6 +311,10 @@ __attribute__((always_inline)) inline Token Lexer::lex_token() {
         break;
     }
     if (is(c, kIdStart)) {
+      // LLVM labels may hold '-' (`for.body-lr:`): looked for at a line's start.
+      if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label()) {
+        return make(TokenKind::kLabelDef, start);
+      }
       while (is(*cur_, kIdChar)) ++cur_;
       if (at_line_start_ && *cur_ == ':' && cur_[1] != ':' &&
           (dialect_ == Dialect::kLlvm || dialect_ == Dialect::kPtx ||
@@ -308,6 +332,16 @@ __attribute__((always_inline)) inline Token Lexer::lex_token() {
 }
 
 Token Lexer::next() { return lex_token(); }
+
+bool Lexer::llvm_label() {
+  // cur_ is one past the label's first char; LLVM label names are
+  // [-a-zA-Z$._0-9]+ followed by ':' (not '::').
+  const char* p = cur_;
+  while (is(*p, kSuffix)) ++p;
+  if (*p != ':' || p[1] == ':') return false;
+  cur_ = p + 1;
+  return true;
+}
 
 bool Lexer::next_line(Token* out, size_t cap, size_t* count, Token* end) {
   size_t n = 0;

@@ -156,7 +156,7 @@ void AsmHandler::emit(Engine& e, TokenSpan toks) {
       case TokenKind::kValueId:
         if (spirv_ && o.rename_values) {
           bool def = i == 0 && toks.size() >= 2 && is_punct(toks[1], '=');
-          e.symbol(e.value(t.text), t.text, def);
+          e.symbol(def ? e.value_def(t.text) : e.value_use(t.text), t.text, def);
         } else {
           e.text(t.text);
         }

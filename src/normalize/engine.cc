@@ -5,11 +5,15 @@
 // Pass 2 (finish):
 //   1. liveness: a conditional line (LLVM `!N = ...`, PTX `$L__tmp3:`, MLIR
 //      `#blocked = ...`) survives only when a surviving line uses its symbol;
-//   2. values and blocks are numbered by first occurrence within their unit
-//      (per mask, so PTX `%r` and `%rd` count separately);
+//   2. values and blocks (one symbol per definition for SSA names, made in
+//      pass 1 by value_def / value_use with scopes) are numbered by first
+//      occurrence within their unit (per mask, so PTX `%r` and `%rd` count
+//      separately);
 //   3. aliases, metadata and attribute groups get the hash of their
 //      definition, nested references resolved first (cycles are cut by
-//      their distance on the resolution stack);
+//      their distance on the resolution stack; `distinct` nodes of equal
+//      content are told apart by the order the kept lines reach them;
+//      symbols never defined are numbered by first reference);
 //   4. py_line follows location symbols (`#loc12` -> `#loc3` -> file:line).
 #include "normalize/engine.h"
 
@@ -45,6 +49,9 @@ void Scratch::reset() {
   unit_blocks.clear();
   defs_this_line.clear();
   stack.clear();
+  undo.clear();
+  scope_marks.clear();
+  deferred.clear();
 }
 
 namespace {
@@ -88,13 +95,17 @@ Engine::Engine(const TextBuffer& text, ir::Dialect dialect, const NormalizeOptio
       unit_blocks_(scratch_->unit_blocks),
       toks_(scratch_->toks),
       defs_this_line_(scratch_->defs_this_line),
-      stack_(scratch_->stack) {
+      stack_(scratch_->stack),
+      undo_(scratch_->undo),
+      scope_marks_(scratch_->scope_marks),
+      deferred_(scratch_->deferred) {
   switch (dialect) {
     case ir::Dialect::kMlir: handler_ = make_mlir_handler(); break;
     case ir::Dialect::kLlvm: handler_ = make_llvm_handler(); break;
     case ir::Dialect::kPtx: handler_ = make_ptx_handler(); break;
     case ir::Dialect::kAmdgcn:
     case ir::Dialect::kSpirv: handler_ = make_asm_handler(dialect); break;
+    case ir::Dialect::kSass: handler_ = make_sass_handler(); break;
   }
   // `<`/`>` pair up in MLIR types, LLVM vectors and PTX `%r<N>`; assembly
   // expressions use them as operators (`1<<4`).
@@ -191,6 +202,7 @@ void Engine::start_unit(std::string_view name) {
   unit_values_.clear();
   unit_blocks_.clear();
   cur_.unit = unit_;
+  unit_scope_ = static_cast<uint32_t>(scope_marks_.size()) + 1;  // the body's `{`
 }
 
 void Engine::end_unit() { unit_ = 0; }
@@ -200,14 +212,90 @@ uint32_t Engine::lookup(SymbolMap& map, std::string_view key, SymbolClass cls,
   uint32_t next = static_cast<uint32_t>(syms_.size());
   uint32_t r = map.find_or_insert(key, next);
   if (r == next) {
-    SymRec s;
-    s.name = key;
-    s.mask = mask;
-    s.unit = unit;
-    s.cls = cls;
-    syms_.push_back(s);
+    new_symbol(key, cls, mask);
+    syms_.back().unit = unit;
   }
   return r;
+}
+
+uint32_t Engine::new_symbol(std::string_view key, SymbolClass cls, std::string_view mask) {
+  SymRec s;
+  s.name = key;
+  s.mask = mask;
+  s.unit = unit_;
+  s.cls = cls;
+  syms_.push_back(s);
+  return static_cast<uint32_t>(syms_.size() - 1);
+}
+
+void Engine::bind(SymbolMap& map, uint32_t& slot, std::string_view key, uint32_t sym) {
+  // Bindings in a unit's own scope need no undoing: the unit's names are
+  // all forgotten when the next unit starts.
+  if (scope_marks_.size() > (unit_ ? unit_scope_ : 0)) undo_.push_back(Undo{&map, key, slot, unit_});
+  slot = sym;
+}
+
+uint32_t Engine::def_in(SymbolMap& map, std::string_view key, SymbolClass cls,
+                        std::string_view mask) {
+  uint32_t& slot = map.ref(key);
+  if (!SymbolMap::absent(slot) && syms_[slot].pending) {  // a forward reference
+    syms_[slot].pending = false;
+    return slot;
+  }
+  uint32_t s = new_symbol(key, cls, mask);  // touches syms_ only: `slot` stays valid
+  bind(map, slot, key, s);
+  return s;
+}
+
+uint32_t Engine::use_in(SymbolMap& map, std::string_view key, SymbolClass cls,
+                        std::string_view mask) {
+  uint32_t& slot = map.ref(key);
+  if (!SymbolMap::absent(slot)) return slot;
+  uint32_t s = new_symbol(key, cls, mask);
+  syms_[s].pending = true;
+  if (cls == SymbolClass::kBlock) {
+    bind(map, slot, key, s);  // a block label is known in its region only
+  } else {
+    slot = s;  // a value named before its definition, or never defined: unit-wide
+  }
+  return s;
+}
+
+uint32_t Engine::value_declared(std::string_view key, std::string_view mask, uint32_t decl) {
+  SymbolMap& map = unit_ ? unit_values_ : module_values_;
+  uint32_t& slot = map.ref(key);
+  if (!SymbolMap::absent(slot) && syms_[slot].decl == decl) return slot;
+  uint32_t s = new_symbol(key, SymbolClass::kValue, mask);
+  syms_[s].decl = decl;
+  bind(map, slot, key, s);
+  return s;
+}
+
+uint32_t Engine::value_def_after_regions(std::string_view key, std::string_view mask) {
+  uint32_t s = new_symbol(key, SymbolClass::kValue, mask);
+  deferred_.push_back({key, s, static_cast<uint32_t>(scope_marks_.size()), unit_});
+  return s;
+}
+
+void Engine::scope_pop() {
+  if (scope_marks_.empty()) return;
+  uint32_t mark = scope_marks_.back();
+  scope_marks_.pop_back();
+  while (undo_.size() > mark) {
+    const Undo& u = undo_.back();
+    bool unit_map = u.map == &unit_values_ || u.map == &unit_blocks_;
+    // A unit's maps are emptied when the next unit starts: its bindings are gone.
+    if (!unit_map || u.unit == unit_) u.map->ref(u.key) = SymbolMap::absent(u.prev) ? SymbolMap::kHidden : u.prev;
+    undo_.pop_back();
+  }
+  // Results of an op whose regions just closed become visible.
+  while (!deferred_.empty() && deferred_.back().level >= scope_marks_.size()) {
+    Scratch::Deferred d = deferred_.back();
+    deferred_.pop_back();
+    if (d.unit != unit_) continue;
+    SymbolMap& map = unit_ ? unit_values_ : module_values_;
+    bind(map, map.ref(d.key), d.key, d.sym);
+  }
 }
 
 uint32_t Engine::value(std::string_view key, std::string_view mask) {
@@ -253,9 +341,13 @@ void Engine::finish() {
   }
   number_symbols();
   resolve_budget_ = kResolveBudget;
-  for (uint32_t i = 0; i < lines_.size(); ++i) {
-    if (!kept_[i]) continue;
-    const LineRec& l = lines_[i];
+  resolve_globals();
+  if (salt_distinct()) resolve_globals();
+  resolve_py();
+}
+
+void Engine::resolve_globals() {
+  auto resolve_line = [&](const LineRec& l) {
     for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
       uint32_t s = occs_[k].sym;
       SymRec& r = syms_[s];
@@ -268,15 +360,74 @@ void Engine::finish() {
         print_name(r2);
       }
     }
+  };
+  std::vector<uint32_t> later;  // order-free lines, after all others
+  for (uint32_t i = 0; i < lines_.size(); ++i) {
+    if (!kept_[i]) continue;
+    if (lines_[i].order_free) later.push_back(i);
+    else resolve_line(lines_[i]);
   }
-  resolve_py();
+  for (uint32_t i : later) resolve_line(lines_[i]);
+}
+
+void Engine::visit_global(uint32_t sym, int depth, std::vector<uint32_t>* order) {
+  SymRec& r = syms_[sym];
+  if (r.unit != kNone || r.stack_pos == -2 || depth > kMaxResolveDepth) return;
+  r.stack_pos = -2;  // visited (reset by salt_distinct)
+  if (r.distinct) order->push_back(sym);
+  if (r.def_line == kNone || r.dropped) return;
+  const LineRec& l = lines_[r.def_line];
+  for (uint32_t k = r.def_occ; k < l.occ_end; ++k) visit_global(occs_[k].sym, depth + 1, order);
+}
+
+bool Engine::salt_distinct() {
+  // Distinct nodes with equal content: only LLVM, and rare (inlining copies
+  // alias scopes); nothing to do unless two collide.
+  std::vector<std::pair<uint64_t, uint32_t>> dist;
+  for (uint32_t s = 0; s < syms_.size(); ++s) {
+    if (syms_[s].distinct && syms_[s].resolved && !syms_[s].dropped)
+      dist.emplace_back(syms_[s].canonical, s);
+  }
+  std::sort(dist.begin(), dist.end());
+  bool collide = false;
+  for (size_t k = 1; k < dist.size(); ++k) collide |= dist[k].first == dist[k - 1].first;
+  if (!collide) return false;
+  // First reach from the kept lines, in the order resolve_globals() uses.
+  std::vector<uint32_t> order;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (uint32_t i = 0; i < lines_.size(); ++i) {
+      const LineRec& l = lines_[i];
+      if (!kept_[i] || l.order_free != (pass == 1)) continue;
+      for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) visit_global(occs_[k].sym, 0, &order);
+    }
+  }
+  std::vector<uint32_t> rank(syms_.size(), kNone);
+  for (uint32_t k = 0; k < order.size(); ++k) rank[order[k]] = k;
+  std::stable_sort(dist.begin(), dist.end(), [&](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first : rank[x.second] < rank[y.second];
+  });
+  for (size_t k = 1; k < dist.size(); ++k) {
+    if (dist[k].first == dist[k - 1].first) syms_[dist[k].second].salt = syms_[dist[k - 1].second].salt + 1;
+  }
+  for (SymRec& r : syms_) {
+    if (r.stack_pos == -2) r.stack_pos = -1;
+    // Resolve again every defined global (their content may name a salted node).
+    if (r.unit == kNone && r.def_line != kNone && !r.dropped) r.resolved = false;
+  }
+  resolve_budget_ = kResolveBudget;
+  return true;
 }
 
 void Engine::mark_live() {
   kept_.assign(lines_.size(), false);
   std::vector<uint32_t> work;
+  // MLIR prints only aliases that something uses; an alias nothing names at
+  // all (not even dropped debug info: SymRec::referenced, set by the
+  // handler) is text the author wrote: kept, so that changing it is a change.
   for (uint32_t i = 0; i < lines_.size(); ++i) {
-    if (lines_[i].cond_sym == kNone) {
+    uint32_t c = lines_[i].cond_sym;
+    if (c == kNone || (dialect_ == ir::Dialect::kMlir && syms_[c].cls == SymbolClass::kAlias &&
+                       !syms_[c].referenced && !syms_[c].debug_ref)) {
       kept_[i] = true;
       work.push_back(i);
     }
@@ -349,7 +500,8 @@ void Engine::print_name(SymRec& s) {
 
 uint64_t Engine::resolve(uint32_t sym, int depth, int32_t* min_ref) {
   SymRec& r = syms_[sym];
-  uint64_t seed = static_cast<uint64_t>(r.cls) * 0x9E3779B97F4A7C15ull + 1;
+  uint64_t seed = static_cast<uint64_t>(r.cls) * 0x9E3779B97F4A7C15ull + 1 +
+                  static_cast<uint64_t>(r.salt) * 0xD6E8FEB86659FD93ull;
   if (r.resolved) return r.canonical;
   if (r.stack_pos >= 0) {  // a cycle: name it by its distance on the stack
     *min_ref = std::min(*min_ref, r.stack_pos);
@@ -361,9 +513,17 @@ uint64_t Engine::resolve(uint32_t sym, int depth, int32_t* min_ref) {
     r.resolved = true;
     return r.canonical;
   }
-  if (r.def_line == kNone || depth > kMaxResolveDepth || resolve_budget_ == 0) {
-    // Never defined (or pathological input): the name is all we know.
-    r.canonical = hash64(r.name, seed ^ 0x5555);
+  if (r.def_line == kNone) {
+    // Never defined here: numbered by first reference (per class), so that
+    // renumbering an undefined `#5` or `!7` changes nothing.
+    uint64_t n = undefined_count_[static_cast<int>(r.cls)]++;
+    r.canonical = hash64(std::string_view(reinterpret_cast<const char*>(&n), sizeof n), seed ^ 0x5555);
+    r.resolved = true;
+    return r.canonical;
+  }
+  if (depth > kMaxResolveDepth || resolve_budget_ == 0) {
+    // Pathological input: the name is all we know.
+    r.canonical = hash64(r.name, seed ^ 0x5556);
     r.resolved = true;
     return r.canonical;
   }

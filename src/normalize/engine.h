@@ -86,6 +86,14 @@ struct SymRec {
   bool resolved = false;
   bool dropped = false;       ///< Definition removed as debug info: canonical is fixed.
   bool live = false;
+  /// Made by a use before any definition of its name (LLVM phi operands,
+  /// branches to later blocks): the next definition of the name binds it.
+  bool pending = false;
+  bool distinct = false;      ///< LLVM `distinct !{...}`: equal content is not equal identity.
+  bool debug_ref = false;     ///< Named from dropped debug info (an MLIR `loc(...)`).
+  bool referenced = false;    ///< MLIR alias named other than by its own definition.
+  uint32_t salt = 0;          ///< Tells apart distinct nodes of equal content (finish()).
+  uint32_t decl = 0;          ///< The scoped declaration that made it (PTX `.reg` in a block).
 };
 
 /// A growable buffer that does not zero what it allocates.
@@ -112,6 +120,13 @@ class CharBuf {
 struct Drop {
   uint32_t from, to;
 };
+/// How to undo one name binding when its scope closes.
+struct Undo {
+  SymbolMap* map;
+  std::string_view key;
+  uint32_t prev;  ///< The symbol the name named before (SymbolMap::kHidden: none).
+  uint32_t unit;  ///< Unit the binding was made in (unit maps are cleared per unit).
+};
 struct UnitRec {
   std::string_view name;
 };
@@ -132,6 +147,15 @@ struct Scratch {
   std::vector<ir::Token> toks;
   std::vector<uint32_t> defs_this_line;
   std::vector<uint32_t> stack;
+  std::vector<Undo> undo;
+  std::vector<uint32_t> scope_marks;  ///< undo.size() when each open scope began.
+  struct Deferred {
+    std::string_view key;
+    uint32_t sym;
+    uint32_t level;  ///< Bound when the open scopes drop back to this many.
+    uint32_t unit;
+  };
+  std::vector<Deferred> deferred;  ///< value_def_after_regions() bindings to make.
   bool in_use = false;
 
   /// Empties everything, keeping capacity.
@@ -152,6 +176,7 @@ std::unique_ptr<DialectHandler> make_mlir_handler();
 std::unique_ptr<DialectHandler> make_llvm_handler();
 std::unique_ptr<DialectHandler> make_ptx_handler();
 std::unique_ptr<DialectHandler> make_asm_handler(ir::Dialect d);  // AMDGCN, SPIR-V
+std::unique_ptr<DialectHandler> make_sass_handler();              // sass.cc
 
 class Engine {
  public:
@@ -223,11 +248,45 @@ class Engine {
   }
 
   /// The symbol named `key` (a view into the source, also its spelling in
-  /// Module::symbols): values and blocks of the current unit, or module-wide
-  /// aliases / metadata / attribute groups. Created on first use.
+  /// Module::symbols) by name: values and blocks of the current unit, or
+  /// module-wide aliases / metadata / attribute groups. Created on first use.
+  /// (PTX registers and labels, assembly labels: names that are not SSA.)
   uint32_t value(std::string_view key, std::string_view mask = kValueMask);
   uint32_t block(std::string_view key, std::string_view mask = kBlockMask);
   uint32_t global(std::string_view key, SymbolClass cls, std::string_view mask);
+
+  /// SSA names (MLIR, LLVM IR, SPIR-V): identity comes from definitions, not
+  /// from names. A definition is a fresh symbol (or the one that a use of its
+  /// name before it made: a forward reference), visible to later uses until
+  /// the scope it was made in closes; a use names the visible definition.
+  /// So two values that reuse a name in sibling regions are two symbols, and
+  /// a consistent renaming of the text changes nothing.
+  uint32_t value_def(std::string_view key, std::string_view mask = kValueMask) {
+    return def_in(unit_ ? unit_values_ : module_values_, key, SymbolClass::kValue, mask);
+  }
+  uint32_t value_use(std::string_view key, std::string_view mask = kValueMask) {
+    return use_in(unit_ ? unit_values_ : module_values_, key, SymbolClass::kValue, mask);
+  }
+  uint32_t block_def(std::string_view key, std::string_view mask = kBlockMask) {
+    return def_in(unit_ ? unit_blocks_ : module_blocks_, key, SymbolClass::kBlock, mask);
+  }
+  uint32_t block_use(std::string_view key, std::string_view mask = kBlockMask) {
+    return use_in(unit_ ? unit_blocks_ : module_blocks_, key, SymbolClass::kBlock, mask);
+  }
+  /// A definition whose name becomes visible only once the scope about to
+  /// open closes again: the results of an MLIR op with regions
+  /// (`%a = scf.for ... iter_args(%a = %init) {` — inside the loop `%a` is
+  /// the iteration argument, after it the result).
+  uint32_t value_def_after_regions(std::string_view key, std::string_view mask = kValueMask);
+  /// Scopes for the *_def/*_use names (MLIR regions, PTX `{ }` blocks):
+  /// bindings made after scope_push() are undone by the matching scope_pop().
+  void scope_push() { scope_marks_.push_back(static_cast<uint32_t>(undo_.size())); }
+  void scope_pop();
+  /// The register `key` declared by scoped declaration `decl` (PTX `.reg`
+  /// inside a `{ }` block; `decl` is unique per declaration): the first
+  /// occurrence in its scope makes a fresh symbol that hides what `key`
+  /// named outside, later ones find it.
+  uint32_t value_declared(std::string_view key, std::string_view mask, uint32_t decl);
   SymRec& sym(uint32_t i) { return syms_[i]; }
   /// A comment token: removed when `drop_it`, else kept as text.
   void comment(const ir::Token& t, bool drop_it);
@@ -258,6 +317,11 @@ class Engine {
  private:
   uint32_t lookup(SymbolMap& map, std::string_view key, SymbolClass cls, std::string_view mask,
                   uint32_t unit);
+  uint32_t new_symbol(std::string_view key, SymbolClass cls, std::string_view mask);
+  uint32_t def_in(SymbolMap& map, std::string_view key, SymbolClass cls, std::string_view mask);
+  uint32_t use_in(SymbolMap& map, std::string_view key, SymbolClass cls, std::string_view mask);
+  /// Binds `key` to `sym` in `map`, remembering how to undo it at scope_pop().
+  void bind(SymbolMap& map, uint32_t& slot, std::string_view key, uint32_t sym);
   Status scan();
   Status error_at(size_t offset, std::string message) const;
   void begin_line(uint32_t line_no, uint32_t src_begin, uint32_t src_end);
@@ -266,6 +330,14 @@ class Engine {
   void mark_live();
   void number_symbols();
   uint64_t resolve(uint32_t sym, int depth, int32_t* min_ref);
+  /// Resolves every module-scope symbol that a kept line names: ordered
+  /// lines first, then order-free ones (so that reordering definitions
+  /// changes nothing).
+  void resolve_globals();
+  /// Tells apart `distinct` nodes of equal content by the order in which the
+  /// kept lines first reach them; true when any needed telling apart.
+  bool salt_distinct();
+  void visit_global(uint32_t sym, int depth, std::vector<uint32_t>* order);
   /// Caches the symbol's canonical spelling in SymRec::printed.
   static void print_name(SymRec& s);
   void resolve_py();
@@ -331,6 +403,7 @@ class Engine {
   SymbolMap& unit_values_;
   SymbolMap& unit_blocks_;
   uint32_t unit_ = 0;
+  uint32_t unit_scope_ = 0;  ///< Open scopes inside the current unit's body.
 
   LineRec cur_;
   bool skip_ = false;
@@ -339,7 +412,11 @@ class Engine {
   std::vector<uint32_t>& defs_this_line_;
   bool check_angles_ = true;  ///< `<`/`>` pair up (not in assembly).
   uint32_t resolve_budget_ = 0;
+  uint64_t undefined_count_[5] = {};  ///< Per SymbolClass: undefined globals numbered so far.
   std::vector<uint32_t>& stack_;
+  std::vector<Undo>& undo_;
+  std::vector<uint32_t>& scope_marks_;
+  std::vector<Scratch::Deferred>& deferred_;
 };
 
 }  // namespace ksnap::norm::detail

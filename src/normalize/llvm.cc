@@ -44,7 +44,10 @@ void LlvmHandler::metadata_definition(Engine& e, TokenSpan toks) {
   const NormalizeOptions& o = e.opts();
   uint32_t s = e.global(toks[0].text, SymbolClass::kMetadata, kMetadataMask);
   size_t k = 2;
-  if (k < toks.size() && is_bare(toks[k], "distinct")) ++k;
+  if (k < toks.size() && is_bare(toks[k], "distinct")) {
+    e.sym(s).distinct = true;
+    ++k;
+  }
   bool debug = k < toks.size() && toks[k].kind == TokenKind::kBangId &&
                (starts_with(toks[k].text, "!DI") || starts_with(toks[k].text, "!DW"));
   for (size_t i = k; i + 2 < toks.size(); ++i) {
@@ -178,8 +181,9 @@ void LlvmHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results, boo
         e.comment(t, o.drop_comments);
         continue;
       case TokenKind::kLabelDef:
-        if (o.rename_blocks) {
-          e.label(t, kBlockMask, false);
+        if (o.rename_blocks) {  // `7:`, `.lr.ph:`, `"45":` name the block `7`, `.lr.ph`, `"45"`
+          std::string_view name = t.text.substr(0, t.text.size() - 1);
+          e.symbol(e.block_def(name), name, true, ":");
         } else {
           e.text(t.text);
         }
@@ -189,12 +193,13 @@ void LlvmHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results, boo
                         (phi && i + 1 < toks.size() && is_punct(toks[i + 1], ']'));
         if (is_block) {
           if (o.rename_blocks) {
-            e.symbol(e.block(t.text.substr(1)), t.text, false);
+            e.symbol(e.block_use(t.text.substr(1)), t.text, false);
           } else {
             e.text(t.text);
           }
         } else if (o.rename_values) {
-          e.symbol(e.value(t.text), t.text, all_defs || (results && i == 0));
+          bool def = all_defs || (results && i == 0);
+          e.symbol(def ? e.value_def(t.text) : e.value_use(t.text), t.text, def);
         } else {
           e.text(t.text);
         }

@@ -12,6 +12,7 @@
 //   op "arith.muli", py_line 9 (#loc20 -> #loc3 -> line 9)
 // The `#loc` table lines vanish; `#blocked1 = ...` is an order-free line whose
 // symbol is named by the hash of `#ttg.blocked < { ... } >`.
+#include <cstring>
 #include <memory>
 
 #include "normalize/engine.h"
@@ -30,11 +31,23 @@ bool is_alias(const ir::Token& t) {
   return char_after(t) != '<';
 }
 
-/// `#blocked12` -> `#blocked` (the class of the alias, stable across builds).
+/// The mask of an alias: its sigil only (`#alias`, `!alias`). An alias is
+/// identified by its definition, so its name, prefix included, is free to
+/// change (`#blocked3` -> `#mma`): only what it stands for counts.
 std::string_view alias_mask(std::string_view name) {
-  size_t n = name.size();
-  while (n > 1 && name[n - 1] >= '0' && name[n - 1] <= '9') --n;
-  return name.substr(0, n);
+  return name[0] == '!' ? std::string_view("!alias") : std::string_view("#alias");
+}
+
+/// Aliases named inside dropped location text (`loc(fused<#di_subprogram>[...])`)
+/// other than the `#loc` table itself: their definitions are debug info, kept
+/// only when something that survives uses them.
+void flag_debug_refs(Engine& e, TokenSpan toks, size_t from, size_t to) {
+  for (size_t i = from; i < to && i < toks.size(); ++i) {
+    const ir::Token& t = toks[i];
+    if (t.kind != TokenKind::kHashId && t.kind != TokenKind::kBangId) continue;
+    if (t.text.size() >= 4 && std::memcmp(t.text.data(), "#loc", 4) == 0) continue;  // the table
+    if (is_alias(t)) e.sym(e.global(t.text, SymbolClass::kAlias, alias_mask(t.text))).debug_ref = true;
+  }
 }
 
 class MlirHandler : public DialectHandler {
@@ -51,6 +64,9 @@ class MlirHandler : public DialectHandler {
                     uint32_t* sym);
 
   uint32_t unit_depth_ = 0;
+  /// `(` still open from earlier lines: an argument list written over
+  /// several lines (hand-written MLIR), where `%x: type` declares `%x`.
+  int paren_carry_ = 0;
 };
 
 void MlirHandler::location_ref(Engine& e, TokenSpan toks, size_t open, size_t close,
@@ -76,10 +92,12 @@ void MlirHandler::alias_definition(Engine& e, TokenSpan toks) {
   const NormalizeOptions& o = e.opts();
   const ir::Token& name = toks[0];
   bool is_loc = toks.size() >= 4 && is_bare(toks[2], "loc") && is_punct(toks[3], '(');
-  if (is_loc && o.drop_locations && !e.full()) {  // the hash needs nothing from it
+  if (is_loc && o.drop_locations && !e.full()) {  // the hash needs nothing else from it
+    flag_debug_refs(e, toks, 4, toks.size());
     e.skip_line();
     return;
   }
+  if (is_loc && o.drop_locations) flag_debug_refs(e, toks, 4, toks.size());
   uint32_t s = e.global(name.text, SymbolClass::kAlias, alias_mask(name.text));
   if (is_loc) {
     int32_t line = -1;
@@ -113,7 +131,7 @@ void MlirHandler::line(Engine& e, TokenSpan toks) {
   }
   // The op: after `%results =`, or the first word (`tt.store`, `scf.yield`),
   // or the generic form's string (`"tt.reduce"(...)`).
-  bool results = t0.kind == TokenKind::kValueId;
+  bool results = t0.kind == TokenKind::kValueId && paren_carry_ == 0;
   size_t op_at = 0;
   if (results) {
     op_at = toks.size();
@@ -157,7 +175,14 @@ void MlirHandler::line(Engine& e, TokenSpan toks) {
 void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
   const NormalizeOptions& o = e.opts();
   bool before_eq = results;
-  int paren = 0;
+  bool opens_region = e.depth_after() > e.depth_before();
+  int paren = paren_carry_;
+  // `last`: one past the last token that is not a comment; `lead`: the
+  // leading run of `}` / `)` tokens.
+  size_t last = toks.size();
+  while (last > from && toks[last - 1].kind == TokenKind::kComment) --last;
+  size_t lead = from;
+  while (lead < toks.size() && (is_punct(toks[lead], '}') || is_punct(toks[lead], ')'))) ++lead;
   for (size_t i = from; i < toks.size(); ++i) {
     const ir::Token& t = toks[i];
     switch (t.kind) {
@@ -171,6 +196,8 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
             location_ref(e, toks, i + 1, close, &e.cur().py_line, &e.cur().py_sym);
           }
           if (o.drop_locations) {
+            // `loc(#loc12)`, the usual case, names the table only.
+            if (close != i + 3 || toks[i + 2].kind != TokenKind::kHashId) flag_debug_refs(e, toks, i + 2, close);
             e.drop(t, toks[close]);
             i = close;
             continue;
@@ -192,16 +219,22 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
         bool def = before_eq;
         if (!def && i + 1 < toks.size()) {
           const ir::Token& n = toks[i + 1];
-          // `%acc = %init` in iter_args / `scf.for %iv = ...`; `%arg0: i32`
-          // (block and function arguments print the colon glued on).
-          def = is_punct(n, '=') || (is_punct(n, ':') && n.text.data() == t.text.data() + t.text.size());
+          // `%acc = %init` in iter_args / `scf.for %iv = ...`; `(%arg0: i32`
+          // (block and function arguments print the colon glued on, inside
+          // the parentheses: `tt.return %1: i32` is a use).
+          def = is_punct(n, '=') || (paren > 0 && is_punct(n, ':') &&
+                                     n.text.data() == t.text.data() + t.text.size());
         }
-        e.symbol(e.value(key), key, def, suffix);
+        // The results of an op that opens regions are visible after them.
+        uint32_t sym = !def ? e.value_use(key)
+                       : before_eq && opens_region ? e.value_def_after_regions(key)
+                                                   : e.value_def(key);
+        e.symbol(sym, key, def, suffix);
         continue;
       }
       case TokenKind::kBlockId:
         if (o.rename_blocks) {
-          e.symbol(e.block(t.text), t.text, i == 0);
+          e.symbol(i == 0 ? e.block_def(t.text) : e.block_use(t.text), t.text, i == 0);
         } else {
           e.text(t.text);
         }
@@ -209,7 +242,9 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
       case TokenKind::kHashId:
       case TokenKind::kBangId:
         if (o.rename_aliases && is_alias(t)) {
-          e.symbol(e.global(t.text, SymbolClass::kAlias, alias_mask(t.text)), t.text, false);
+          uint32_t a = e.global(t.text, SymbolClass::kAlias, alias_mask(t.text));
+          e.sym(a).referenced = true;
+          e.symbol(a, t.text, false);
         } else {
           e.text(t.text);
         }
@@ -220,6 +255,13 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
           if (c == '(') ++paren;
           else if (c == ')') --paren;
           else if (c == '=' && paren == 0) before_eq = false;
+          // Regions are scopes: the names defined in one (block labels,
+          // values) are forgotten when it closes, so a sibling region that
+          // reuses a name defines a new symbol. A region opens with the `{`
+          // that ends a line and closes with the `}`s that start one
+          // (`} else {`, `}) : ...`); other braces are attribute dictionaries.
+          else if (c == '{' && i + 1 == last) e.scope_push();
+          else if (c == '}' && i < lead) e.scope_pop();
         }
         e.text(t.text);
         continue;
@@ -228,6 +270,7 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
         continue;
     }
   }
+  paren_carry_ = paren > 0 ? paren : 0;
 }
 
 }  // namespace

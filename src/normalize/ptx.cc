@@ -20,6 +20,7 @@
 // gone; `%ctaid.x` keeps its name; `%r7` is numbered within the `%r` class.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "normalize/engine.h"
 #include "normalize/handler_util.h"
@@ -65,13 +66,47 @@ bool no_destination(std::string_view op) {
   return false;
 }
 
+/// Mask of a register declared without the `%` naming convention, by its
+/// declared type: `.reg .b32 a<2>` makes `a0`, `a1` registers of mask `%b32`.
+std::string_view type_mask(std::string_view type) {
+  static constexpr std::string_view kTypes[] = {
+      "%pred", "%b8", "%b16", "%b32", "%b64", "%b128", "%u8", "%u16", "%u32", "%u64", "%s8",
+      "%s16", "%s32", "%s64", "%f16", "%f16x2", "%bf16", "%bf16x2", "%f32", "%f64"};
+  if (type.size() > 1 && type[0] == '.') {
+    for (std::string_view t : kTypes) {
+      if (t.substr(1) == type.substr(1)) return t;
+    }
+  }
+  return "%reg";
+}
+
+/// `rest` is a decimal number below `count`.
+bool index_below(std::string_view rest, int64_t count) {
+  if (rest.empty() || rest.size() > 9 || (rest[0] == '0' && rest.size() > 1)) return false;
+  int64_t v = parse_int(rest, -1);
+  return v >= 0 && v < count;
+}
+
 class PtxHandler : public DialectHandler {
  public:
   void line(Engine& e, TokenSpan toks) override;
 
  private:
   enum class Section { kNone, kAwaitBrace, kInside };
+  /// Registers declared inside a `{ }` block of a function (inline assembly
+  /// blocks: `{ .reg .pred p; .reg .b32 a<2>; ... }`), or anywhere without
+  /// the `%` convention. They live until their block closes and hide what
+  /// their names meant outside.
+  struct Declared {
+    std::string_view name;  ///< `a` of `a<2>`, `p` of `p`, `%p` of `%p<2>`.
+    int64_t count;          ///< -1: the plain name; else `name0` .. `name<count-1>`.
+    uint32_t depth;         ///< `{` depth of the block it was declared in.
+    uint32_t id;            ///< Unique per declaration.
+    std::string_view mask;
+  };
   bool directive_line(Engine& e, TokenSpan toks);
+  void declare_registers(Engine& e, TokenSpan toks);
+  const Declared* declared(std::string_view name) const;
   void shared_bytes(Engine& e, TokenSpan toks);
   void emit(Engine& e, TokenSpan toks, size_t op_at);
 
@@ -80,7 +115,48 @@ class PtxHandler : public DialectHandler {
   int32_t pending_py_ = -1;
   uint32_t unit_depth_ = 0;
   bool body_open_ = false;
+  std::vector<Declared> declared_;
+  uint32_t next_decl_ = 1;
 };
+
+void PtxHandler::declare_registers(Engine& e, TokenSpan toks) {
+  // `.reg .b32 %r<96>;` at the top of a function body is the usual
+  // declaration of the `%r` class: nothing to scope. Declarations in a
+  // nested block, or of names without `%`, are scoped.
+  std::string_view type = toks.size() >= 2 ? toks[1].text : std::string_view();
+  bool nested = e.in_unit() && e.depth_before() > unit_depth_ + 1;
+  for (size_t i = 2; i < toks.size(); ++i) {
+    const ir::Token& t = toks[i];
+    bool bare = t.kind == TokenKind::kBareId;
+    if (!bare && t.kind != TokenKind::kValueId) continue;
+    int64_t count = -1;
+    if (i + 3 < toks.size() && is_punct(toks[i + 1], '<') &&
+        toks[i + 2].kind == TokenKind::kInteger && is_punct(toks[i + 3], '>')) {
+      count = parse_int(toks[i + 2].text, 0);
+      i += 3;
+    }
+    if (!bare && !nested) continue;
+    std::string_view mask = bare ? type_mask(type) : std::string_view();
+    if (!bare) {  // a `%` name keeps its class mask (`%p` of `%p<2>`, `%r` of `%r5`)
+      size_t p = count >= 0 ? t.text.size() : vreg_prefix(t.text);
+      if (p == 0) p = t.text.size();
+      mask = t.text.substr(0, p);
+    }
+    declared_.push_back(Declared{t.text, count, e.depth_before(), next_decl_++, mask});
+  }
+}
+
+const PtxHandler::Declared* PtxHandler::declared(std::string_view name) const {
+  for (size_t k = declared_.size(); k-- > 0;) {
+    const Declared& d = declared_[k];
+    if (d.count < 0 ? name == d.name
+                    : name.size() > d.name.size() && name.substr(0, d.name.size()) == d.name &&
+                          index_below(name.substr(d.name.size()), d.count)) {
+      return &d;
+    }
+  }
+  return nullptr;
+}
 
 bool has_punct(TokenSpan toks, char c) {
   for (const ir::Token& t : toks) {
@@ -112,6 +188,7 @@ bool PtxHandler::directive_line(Engine& e, TokenSpan toks) {
     return true;
   }
   if (d == ".reg" && toks.size() >= 2) {
+    if (o.rename_values) declare_registers(e, toks);
     std::string key = "ptx.reg.";
     key.append(toks[1].text.substr(1));
     int64_t n = 0;
@@ -157,6 +234,7 @@ void PtxHandler::shared_bytes(Engine& e, TokenSpan toks) {
 }
 
 void PtxHandler::line(Engine& e, TokenSpan toks) {
+  while (!declared_.empty() && declared_.back().depth > e.depth_before()) declared_.pop_back();
   if (toks.empty()) return;
   if (section_ != Section::kNone) {  // inside a dropped .debug_* section
     e.skip_line();
@@ -233,12 +311,29 @@ void PtxHandler::emit(Engine& e, TokenSpan toks, size_t op_at) {
         e.comment(t, o.drop_comments ||
                          (o.drop_ident && t.text.find("Generated by") != std::string_view::npos));
         continue;
-      case TokenKind::kLabelDef:
-        if (o.rename_blocks && t.text[0] == '$') {
+      case TokenKind::kLabelDef:  // `$L__BB0_2:`, and hand-written `BB0:`
+        if (o.rename_blocks) {
           e.label(t, kPtxLabelMask, is_debug_label(t.text));
         } else {
           e.text(t.text);
         }
+        continue;
+      case TokenKind::kBareId:
+        if (i > op_at && op_at < toks.size()) {
+          // A branch target without `$` (`bra BB0;`), a register declared
+          // without `%` (`prmt.b32 a0, ...`).
+          if (o.rename_blocks && starts_with(toks[op_at].text, "bra")) {
+            e.symbol(e.block(t.text, kPtxLabelMask), t.text, false);
+            continue;
+          }
+          if (!declared_.empty()) {
+            if (const Declared* d = declared(t.text)) {
+              e.symbol(e.value_declared(t.text, d->mask, d->id), t.text, dest_zone);
+              continue;
+            }
+          }
+        }
+        e.text(t.text);
         continue;
       case TokenKind::kDollarId:
         if (o.rename_blocks) {
@@ -248,6 +343,12 @@ void PtxHandler::emit(Engine& e, TokenSpan toks, size_t op_at) {
         }
         continue;
       case TokenKind::kValueId: {
+        if (o.rename_values && !declared_.empty()) {
+          if (const Declared* d = declared(t.text)) {
+            e.symbol(e.value_declared(t.text, d->mask, d->id), t.text, dest_zone && i > op_at);
+            continue;
+          }
+        }
         size_t p = o.rename_values ? vreg_prefix(t.text) : 0;
         if (p) {
           e.symbol(e.value(t.text, t.text.substr(0, p)), t.text, dest_zone && i > op_at);
@@ -262,6 +363,12 @@ void PtxHandler::emit(Engine& e, TokenSpan toks, size_t op_at) {
           if (is_punct(t, '{')) ++braces;
           else if (is_punct(t, '}')) --braces;
           else if (is_punct(t, ',') && braces <= 0) dest_zone = false;
+        }
+        // Blocks (a brace alone on its line; not a vector operand's
+        // `{ %r1, %r2 }`) scope the registers declared in them.
+        if (toks.size() == 1) {
+          if (is_punct(t, '{')) e.scope_push();
+          else if (is_punct(t, '}')) e.scope_pop();
         }
         e.text(t.text);
         continue;

@@ -12,27 +12,25 @@ uint64_t SymbolMap::hash_long(std::string_view key) { return hash64(key); }
 
 uint32_t SymbolMap::find(std::string_view key) const {
   uint32_t n;
-  if (dense_index(key, &n)) return n < dense_.size() ? dense_[n] : kMissing;
+  if (dense_index(key, &n)) return n < dense_.size() && !absent(dense_[n]) ? dense_[n] : kMissing;
   uint64_t i = hash_of(key) & mask_;
   while (true) {
     const Slot& s = slots_[i];
     if (s.value == kMissing) return kMissing;
-    if (s.size == key.size() && same(s.data, key.data(), key.size())) return s.value;
+    if (s.size == key.size() && same(s.data, key.data(), key.size())) {
+      return s.value == kHidden ? kMissing : s.value;
+    }
     i = (i + 1) & mask_;
   }
 }
 
-uint32_t SymbolMap::dense_find_or_insert(uint32_t n, uint32_t value) {
+uint32_t& SymbolMap::dense_ref(uint32_t n) {
   if (n >= dense_.size()) {
     dense_.resize(std::min<size_t>(kDenseLimit, std::max<size_t>(n + 1, dense_.size() * 2)),
                   kMissing);
   }
-  uint32_t& v = dense_[n];
-  if (v == kMissing) {
-    v = value;
-    dense_used_.push_back(n);
-  }
-  return v;
+  if (dense_[n] == kMissing) dense_used_.push_back(n);
+  return dense_[n];
 }
 
 void SymbolMap::clear() {

@@ -7,6 +7,8 @@
 //   uint32_t v = m.find_or_insert("%x_3", next);   // next, inserted
 //   uint32_t w = m.find_or_insert("%x_3", next+1); // next again: found
 //   m.find_or_insert("%12", k);                     // array slot 12
+//   m.ref("%x_3") = w2;                             // now maps to w2 (a later definition)
+//   m.ref("%x_3") = SymbolMap::kHidden;             // forgotten (its scope closed)
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,9 @@ namespace ksnap::norm::detail {
 class SymbolMap {
  public:
   static constexpr uint32_t kMissing = 0xFFFFFFFFu;
+  /// A key that was mapped and then forgotten: its slot stays taken (so that
+  /// probing goes on past it) but it reads as absent.
+  static constexpr uint32_t kHidden = 0xFFFFFFFEu;
   /// Numbers below this use the array (it never grows past 1 MiB).
   static constexpr uint32_t kDenseLimit = 1u << 18;
 
@@ -27,8 +32,18 @@ class SymbolMap {
   /// The value stored for `key`, or stores `value` and returns it when `key`
   /// is new. `key` must stay valid while the map holds it.
   uint32_t find_or_insert(std::string_view key, uint32_t value) {
+    uint32_t& v = ref(key);
+    if (absent(v)) v = value;
+    return v;
+  }
+
+  /// The stored value of `key`, to read or overwrite; absent() when the key
+  /// has none (an absent key gets a slot). Writing kHidden forgets the key.
+  /// Valid until the next call that may insert. `key` must stay valid while
+  /// the map holds it.
+  uint32_t& ref(std::string_view key) {
     uint32_t n;
-    if (dense_index(key, &n)) return dense_find_or_insert(n, value);
+    if (dense_index(key, &n)) return dense_ref(n);
     if ((used_.size() + 1) * 2 > slots_.size()) grow();
     uint64_t i = hash_of(key) & mask_;
     while (true) {
@@ -36,14 +51,15 @@ class SymbolMap {
       if (s.value == kMissing) {
         s.data = key.data();
         s.size = static_cast<uint32_t>(key.size());
-        s.value = value;
+        s.value = kHidden;
         used_.push_back(static_cast<uint32_t>(i));
-        return value;
+        return s.value;
       }
       if (s.size == key.size() && same(s.data, key.data(), key.size())) return s.value;
       i = (i + 1) & mask_;
     }
   }
+  static bool absent(uint32_t v) { return v >= kHidden; }
 
   /// The value for `key`, or kMissing.
   uint32_t find(std::string_view key) const;
@@ -126,7 +142,7 @@ class SymbolMap {
     *n = v;
     return true;
   }
-  uint32_t dense_find_or_insert(uint32_t n, uint32_t value);
+  uint32_t& dense_ref(uint32_t n);
   void grow();
 
   std::vector<Slot> slots_;

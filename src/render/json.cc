@@ -74,18 +74,24 @@ std::string render_json(const diff::DiffResult& r, const RenderOptions& o) {
   root["head"] = {{"name", r.head_name}, {"root", r.head_root}};
   root["changed"] = r.any_change();
   root["changed_stages"] = r.changed_stage_count();
+  root["real_change"] = r.any_real_change();           // unstable-only changes aside
+  root["unstable_stages"] = r.unstable_stage_count();  // changed but known unstable
   json summary = json::array();
   for (const auto& s : r.summary)
     summary.push_back({{"stage", s.stage},
                        {"unchanged", s.unchanged},
                        {"changed", s.changed},
                        {"added", s.added},
-                       {"removed", s.removed}});
+                       {"removed", s.removed},
+                       {"unstable", s.unstable}});
   root["summary"] = summary;
   json variants = json::array();
   for (const auto& v : r.variants) {
     json jv;
     jv["kernel"] = v.kernel;
+    jv["source"] = v.source;
+    if (!v.head_source.empty()) jv["head_source"] = v.head_source;
+    jv["label"] = v.name();
     jv["id"] = v.id;
     jv["head_id"] = v.head_id;
     jv["signature"] = v.signature;
@@ -106,6 +112,7 @@ std::string render_json(const diff::DiffResult& r, const RenderOptions& o) {
     for (const auto& s : v.stages) {
       json js;
       js["status"] = diff::status_name(s.status);
+      if (s.unstable) js["unstable"] = true;
       js["lines_added"] = s.lines_added;
       js["lines_removed"] = s.lines_removed;
       js["op_deltas"] = s.op_deltas;
@@ -121,6 +128,18 @@ std::string render_json(const diff::DiffResult& r, const RenderOptions& o) {
       stages[s.stage] = js;
     }
     jv["stages"] = stages;
+    if (!v.binaries.empty()) {  // compared by hash and size only (result.h)
+      json bins = json::object();
+      auto size = [](int64_t n) { return n < 0 ? json(nullptr) : json(n); };
+      for (const auto& b : v.binaries) {
+        json jb = {{"status", diff::status_name(b.status)},
+                   {"bytes", {{"base", size(b.bytes.first)}, {"head", size(b.bytes.second)}}}};
+        if (b.base_hash) jb["base_hash"] = hex64(b.base_hash);
+        if (b.head_hash) jb["head_hash"] = hex64(b.head_hash);
+        bins[b.stage] = jb;
+      }
+      jv["binaries"] = bins;
+    }
     variants.push_back(jv);
   }
   root["variants"] = variants;
@@ -129,10 +148,13 @@ std::string render_json(const diff::DiffResult& r, const RenderOptions& o) {
     json ids = json::array();
     for (size_t i : g.variants) ids.push_back(i);
     groups.push_back({{"kernel", g.kernel},
+                      {"source", g.source},
+                      {"label", g.name()},
                       {"stage", g.stage},
                       {"signature", hex64(g.signature)},
                       {"variants", ids},
                       {"count", g.variants.size()},
+                      {"unstable", g.unstable},
                       {"lines_added", g.lines_added},
                       {"lines_removed", g.lines_removed}});
   }
@@ -185,9 +207,10 @@ std::string render_stat(const diff::DiffResult& r, const RenderOptions& o) {
       if (!detail.empty()) detail += " ";
       detail += s.stage;
       if (s.status != diff::ChangeStatus::kChanged) detail += std::string("(") + diff::status_name(s.status) + ")";
+      if (s.unstable) detail += "(unstable)";
     }
     if (!v.changed()) continue;
-    std::string name = v.kernel + variant_label(v) + (detail.empty() ? "" : "  " + detail);
+    std::string name = v.name() + variant_label(v) + (detail.empty() ? "" : "  " + detail);
     width = std::max(width, name.size());
     max_total = std::max(max_total, a + d);
     rows.push_back({name, {a, d}});

@@ -39,11 +39,11 @@ std::string render_markdown(const diff::DiffResult& r, const RenderOptions& o) {
 
   std::string lists;
   for (const auto& v : r.variants) {
-    if (v.pairing == diff::Pairing::kAdded) lists += "- added: `" + v.kernel + " " + variant_label(v) + "`\n";
+    if (v.pairing == diff::Pairing::kAdded) lists += "- added: `" + v.name() + " " + variant_label(v) + "`\n";
     if (v.pairing == diff::Pairing::kRemoved)
-      lists += "- removed: `" + v.kernel + " " + variant_label(v) + "`\n";
+      lists += "- removed: `" + v.name() + " " + variant_label(v) + "`\n";
     if (!v.option_changes.empty()) {
-      lists += "- options of `" + v.kernel + " " + variant_label(v) + "`: ";
+      lists += "- options of `" + v.name() + " " + variant_label(v) + "`: ";
       for (size_t k = 0; k < v.option_changes.size(); ++k) {
         const auto& c = v.option_changes[k];
         if (k) lists += ", ";
@@ -61,11 +61,11 @@ std::string render_markdown(const diff::DiffResult& r, const RenderOptions& o) {
     const auto& g = r.groups[gi];
     const diff::VariantDiff& rep = r.variants[g.variants.front()];
     const diff::StageDiff* s = rep.stage(g.stage);
-    std::string block = "\n<details><summary><b>" + escape_md(g.kernel) + "</b> · " + g.stage +
+    std::string block = "\n<details><summary><b>" + escape_md(g.name()) + "</b> · " + g.stage +
                         " · " + std::to_string(g.variants.size()) +
                         (g.variants.size() == 1 ? " variant" : " variants") + " · +" +
                         std::to_string(g.lines_added) + " −" + std::to_string(g.lines_removed) +
-                        "</summary>\n\n";
+                        (g.unstable ? " · unstable" : "") + "</summary>\n\n";
     block += "Variants:\n\n```\n" + group_variants_text(r, g, o.max_variants_listed) + "```\n\n";
     if (s && !s->op_deltas.empty()) block += "Ops: `" + op_delta_text(s->op_deltas) + "`\n\n";
     if (s) {

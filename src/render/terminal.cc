@@ -19,9 +19,9 @@ std::string render_terminal(const diff::DiffResult& r, const RenderOptions& o) {
   // Variants only on one side.
   std::string added, removed;
   for (const auto& v : r.variants) {
-    if (v.pairing == diff::Pairing::kAdded) added += "  + " + v.kernel + " " + variant_label(v) + "\n";
+    if (v.pairing == diff::Pairing::kAdded) added += "  + " + v.name() + " " + variant_label(v) + "\n";
     if (v.pairing == diff::Pairing::kRemoved)
-      removed += "  - " + v.kernel + " " + variant_label(v) + "\n";
+      removed += "  - " + v.name() + " " + variant_label(v) + "\n";
   }
   if (!removed.empty()) out += std::string("\n") + p.bold + "Removed variants" + p.reset + "\n" + removed;
   if (!added.empty()) out += std::string("\n") + p.bold + "Added variants" + p.reset + "\n" + added;
@@ -29,7 +29,7 @@ std::string render_terminal(const diff::DiffResult& r, const RenderOptions& o) {
   std::string opts;
   for (const auto& v : r.variants) {
     if (v.option_changes.empty()) continue;
-    opts += "  " + v.kernel + " " + variant_label(v) + ": ";
+    opts += "  " + v.name() + " " + variant_label(v) + ": ";
     for (size_t k = 0; k < v.option_changes.size(); ++k) {
       const auto& c = v.option_changes[k];
       if (k) opts += ", ";
@@ -56,9 +56,10 @@ std::string render_terminal(const diff::DiffResult& r, const RenderOptions& o) {
     const diff::StageDiff* s = rep.stage(g.stage);
     out += "\n";
     out += p.bold;
-    out += "━━ " + g.kernel + " · " + g.stage + " · " + std::to_string(g.variants.size()) +
+    out += "━━ " + g.name() + " · " + g.stage + " · " + std::to_string(g.variants.size()) +
            (g.variants.size() == 1 ? " variant" : " variants") + " · +" +
-           std::to_string(g.lines_added) + " −" + std::to_string(g.lines_removed) + " lines ━━";
+           std::to_string(g.lines_added) + " −" + std::to_string(g.lines_removed) + " lines" +
+           (g.unstable ? " · unstable" : "") + " ━━";
     out += p.reset;
     out += "\n";
     out += group_variants_text(r, g, o.max_variants_listed);

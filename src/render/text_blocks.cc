@@ -25,13 +25,17 @@ Palette palette(bool color) {
 std::string summary_table(const diff::DiffResult& r) {
   std::string out;
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%-8s %10s %8s %6s %8s\n", "stage", "unchanged", "changed",
-                "added", "removed");
+  // The unstable column (known compiler nondeterminism) only when there is one.
+  const bool unstable = r.unstable_stage_count() > 0;
+  std::snprintf(buf, sizeof buf, "%-8s %10s %8s %6s %8s%s\n", "stage", "unchanged", "changed",
+                "added", "removed", unstable ? " unstable" : "");
   out += buf;
   for (const auto& s : r.summary) {
-    std::snprintf(buf, sizeof buf, "%-8s %10u %8u %6u %8u\n", s.stage.c_str(), s.unchanged,
+    std::snprintf(buf, sizeof buf, "%-8s %10u %8u %6u %8u", s.stage.c_str(), s.unchanged,
                   s.changed, s.added, s.removed);
     out += buf;
+    if (unstable) out += (std::snprintf(buf, sizeof buf, " %8u", s.unstable), buf);
+    out += "\n";
   }
   return out;
 }
@@ -49,8 +53,13 @@ std::string headline(const diff::DiffResult& r) {
   if (t.added || t.removed)
     s += " (" + std::to_string(t.added) + " variants added, " + std::to_string(t.removed) +
          " removed)";
-  return s + "; " + std::to_string(r.groups.size()) + " distinct change" +
-         (r.groups.size() == 1 ? "" : "s") + ".";
+  s += "; " + std::to_string(r.groups.size()) + " distinct change" +
+       (r.groups.size() == 1 ? "" : "s") + ".";
+  if (size_t u = r.unstable_stage_count())
+    s.append(" ").append(std::to_string(u)).append(
+        " of the changed kernel-stages are known unstable (compiler nondeterminism), not "
+        "changes of this build.");
+  return s;
 }
 
 namespace {
@@ -145,7 +154,7 @@ std::string resource_ranking(const diff::DiffResult& r, size_t max_rows) {
     for (const auto& [k, p] : v.resources) {
       if (p.first < 0 || p.second < 0 || p.first == p.second) continue;
       rows.push_back({std::llabs(p.second - p.first),
-                      v.kernel + " " + variant_label(v) + ": " + k + " " +
+                      v.name() + " " + variant_label(v) + ": " + k + " " +
                           std::to_string(p.first) + " → " + std::to_string(p.second) + " (" +
                           signed_text(p.second - p.first) + ")"});
     }

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ksnap/diff/engine.h"
+#include "ksnap/diff/pairing.h"
 #include "ksnap/store/date.h"
 #include "ksnap/store/git.h"
 
@@ -31,27 +32,34 @@ bool stage_wanted(const LogQuery& q, const std::string& stage) {
   return q.stage.empty() ? stage != "source" : stage == q.stage;
 }
 
-using VariantMap = std::map<std::string, const StoredVariant*>;  // Variant::id() -> record
+/// The variant records of one commit that the query keeps, as a Build of
+/// their metadata (for pairing) beside the records themselves.
+struct Kept {
+  build::Build build;
+  std::vector<const StoredVariant*> records;
+};
 
-VariantMap by_identity(const std::vector<StoredVariant>& vs, const LogQuery& q) {
-  VariantMap m;
+Kept kept(const std::vector<StoredVariant>& vs, const LogQuery& q) {
+  Kept k;
   for (const StoredVariant& v : vs)
-    if (q.kernel.empty() || v.meta.kernel == q.kernel) m.emplace(v.meta.id(), &v);
-  return m;
+    if (q.kernel.empty() || v.meta.kernel == q.kernel) {
+      k.build.variants.push_back(v.meta);
+      k.records.push_back(&v);
+    }
+  return k;
 }
 
-/// Compares two commits by blob ids; fills one KernelChange per changed kernel.
+/// Compares two commits by blob ids; fills one KernelChange per changed
+/// kernel. Variants pair as in `ksnap diff` (kernel and where it is defined,
+/// signature, constexprs, options: diff::pair_variants), never by id alone.
 std::vector<KernelChange> compare(const std::vector<StoredVariant>& parent,
                                   const std::vector<StoredVariant>& child, const LogQuery& q) {
-  VariantMap pm = by_identity(parent, q), cm = by_identity(child, q);
+  Kept pk = kept(parent, q), ck = kept(child, q);
   std::map<std::string, KernelChange> out;
   std::map<std::string, std::map<std::string, size_t>> stage_counts;  // kernel -> stage -> n
-  std::set<std::string> ids;
-  for (const auto& [id, v] : pm) ids.insert(id);
-  for (const auto& [id, v] : cm) ids.insert(id);
-  for (const std::string& id : ids) {
-    const StoredVariant* p = pm.count(id) ? pm.at(id) : nullptr;
-    const StoredVariant* c = cm.count(id) ? cm.at(id) : nullptr;
+  for (const diff::VariantPair& pair : diff::pair_variants(pk.build, ck.build)) {
+    const StoredVariant* p = pair.base >= 0 ? pk.records[pair.base] : nullptr;
+    const StoredVariant* c = pair.head >= 0 ? ck.records[pair.head] : nullptr;
     const std::string& kernel = (c ? c : p)->meta.kernel;
     std::set<std::string> changed_stages;
     for (const StoredVariant* side : {p, c}) {
@@ -66,14 +74,14 @@ std::vector<KernelChange> compare(const std::vector<StoredVariant>& parent,
     if (changed_stages.empty()) continue;
     KernelChange& k = out[kernel];
     k.kernel = kernel;
-    k.changed.push_back(id);
+    k.changed.push_back((c ? c : p)->meta.id());
     k.added += p ? 0 : 1;
     k.removed += c ? 0 : 1;
     for (const std::string& s : changed_stages) ++stage_counts[kernel][s];
   }
   std::vector<KernelChange> result;
   for (auto& [kernel, k] : out) {
-    for (const auto& [id, v] : cm) k.variants_total += v->meta.kernel == kernel;
+    for (const StoredVariant* v : ck.records) k.variants_total += v->meta.kernel == kernel;
     for (const auto& [stage, n] : stage_counts[kernel]) k.stages.push_back({stage, n, 0, 0});
     std::stable_sort(k.stages.begin(), k.stages.end(),
                      [](const StageChange& a, const StageChange& b) {
@@ -165,14 +173,14 @@ std::string format_log_line(const LogEntry& e, const KernelChange& k) {
     size_t bar = id.find('|');
     std::string rest = bar == std::string::npos ? "" : id.substr(bar + 1);
     std::replace(rest.begin(), rest.end(), '|', ' ');
-    out += " " + rest;
+    out.append(" ").append(rest);
     if (k.added) out += " (added)";
     if (k.removed) out += " (removed)";
   } else {
-    out += " " + std::to_string(k.changed.size()) + " of " + std::to_string(k.variants_total) +
-           " variants";
-    if (k.added) out += ", " + std::to_string(k.added) + " added";
-    if (k.removed) out += ", " + std::to_string(k.removed) + " removed";
+    out.append(" ").append(std::to_string(k.changed.size())).append(" of ");
+    out.append(std::to_string(k.variants_total)).append(" variants");
+    if (k.added) out.append(", ").append(std::to_string(k.added)).append(" added");
+    if (k.removed) out.append(", ").append(std::to_string(k.removed)).append(" removed");
   }
   out += ":";
   for (size_t i = 0; i < k.stages.size(); ++i) {

@@ -36,7 +36,7 @@ void check_blob(const std::string& id, const std::string& raw_hash, int64_t raw_
   std::string dialect = colon == std::string::npos ? "" : id.substr(2, colon - 2);
   bool known = false;
   for (ir::Dialect x : {ir::Dialect::kMlir, ir::Dialect::kLlvm, ir::Dialect::kPtx,
-                        ir::Dialect::kAmdgcn, ir::Dialect::kSpirv})
+                        ir::Dialect::kAmdgcn, ir::Dialect::kSpirv, ir::Dialect::kSass})
     if (dialect == ir::dialect_name(x)) {
       d = x;
       known = true;
@@ -157,6 +157,8 @@ Expected<VerifyReport> verify(Store& store) {
         r.problems.push_back("commit " + q.text(0) + " names missing tree " + q.text(1));
     }
   }
+  // Every remembered unstable variant-stage is a one-stage unstable report.
+  if (auto facts = read_unstable_facts(db); !facts) r.problems.push_back(facts.status().message());
   return r;
 }
 

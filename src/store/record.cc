@@ -125,6 +125,9 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
   st.new_variants = new_variants.size();
   const std::string tree_id =
       content_id(tree_text(b.name, b.triton_version, b.arch, b.format_version, variant_ids));
+  // Nondeterminism the capture found (unstable.json): remembered for all commits.
+  const std::vector<UnstableRow> unstable = unstable_rows(b);
+  st.unstable = unstable.size();
 
   // 2. One write transaction: everything of this commit or nothing.
   KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, true));
@@ -132,11 +135,16 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
   old.bind(1, o.sha);
   KSNAP_ASSIGN_OR_RETURN(bool had, old.step());
   if (had) {
-    if (old.text(0) == tree_id) {
+    const bool same_tree = old.text(0) == tree_id;
+    old.reset();
+    if (same_tree) {
       st.already_recorded = true;
       st.new_blobs = st.new_variants = 0;
       st.new_blob_bytes = st.new_raw_bytes = 0;
-      return st;  // the transaction rolls back: nothing to write
+      // The same capture again: only what it says about nondeterminism may be new.
+      KSNAP_ASSIGN_OR_RETURN(st.new_unstable, insert_unstable(db, unstable, o.sha));
+      if (st.new_unstable) KSNAP_RETURN_IF_ERROR(t.commit());
+      return st;  // otherwise the transaction rolls back: nothing to write
     }
     if (!o.replace)
       return make_error(ErrorCode::kInvalidArgument,
@@ -195,6 +203,7 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
       KSNAP_RETURN_IF_ERROR(p.run_with(o.sha, idx++, parent));
     }
   }
+  KSNAP_ASSIGN_OR_RETURN(st.new_unstable, insert_unstable(db, unstable, o.sha));
   KSNAP_RETURN_IF_ERROR(t.commit());
   return st;
 }

@@ -1,6 +1,8 @@
 // The store's tables (docs/history-store.md explains them):
 //   commits ──tree──> trees ──tree_variants──> variants ──variant_blobs──> blobs
-//   parents: commit -> parent ids, raw_index: raw text hash -> blob id.
+//   parents: commit -> parent ids, raw_index: raw text hash -> blob id,
+//   unstable: variant-stages known to compile nondeterministically (version 2).
+// Version 1 stores are upgraded in place when opened (migrate_1_to_2).
 #include <string>
 
 #include "store/store_impl.h"
@@ -49,6 +51,39 @@ CREATE TABLE IF NOT EXISTS parents(
 CREATE INDEX IF NOT EXISTS parents_parent ON parents(parent);
 )sql";
 
+/// Added in schema version 2: variant-stages known to compile
+/// nondeterministically (docs/history-store.md, "Unstable variant-stages").
+constexpr const char* kUnstableTable = R"sql(
+CREATE TABLE IF NOT EXISTS unstable(
+  id TEXT PRIMARY KEY,          -- XXH3-128 of kernel, source, id, signature and stage
+  kernel TEXT NOT NULL,
+  stage TEXT NOT NULL,
+  report TEXT NOT NULL,         -- unstable.json of this one variant-stage (ksnap-unstable)
+  first_commit TEXT NOT NULL,   -- the commit whose capture reported it first
+  recorded_at INTEGER NOT NULL);
+)sql";
+
+/// Upgrades a version-1 store in place (one write transaction): adds the
+/// unstable table. Another process may have upgraded it meanwhile.
+Status migrate_1_to_2(Db& db) {
+  KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, true));
+  KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("SELECT value FROM meta WHERE key='schema_version'"));
+  KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
+  if (!row || q.text(0) != "1") return Status::ok();  // rolled back; checked again below
+  KSNAP_RETURN_IF_ERROR(db.exec(kUnstableTable));
+  KSNAP_RETURN_IF_ERROR(db.exec("UPDATE meta SET value='2' WHERE key='schema_version'"));
+  return t.commit();
+}
+
+Expected<std::string> schema_version(Db& db) {
+  KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("SELECT value FROM meta WHERE key='schema_version'"));
+  KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
+  if (!row)
+    return make_error(ErrorCode::kCorrupt, "history store has no schema_version",
+                      {db.path(), 0, 0});
+  return q.text(0);
+}
+
 }  // namespace
 
 Status ensure_schema(Db& db) {
@@ -70,17 +105,22 @@ Status ensure_schema(Db& db) {
                         {db.path(), 0, 0});
     if (*tables == 0) {
       KSNAP_RETURN_IF_ERROR(db.exec(kSchema));
+      KSNAP_RETURN_IF_ERROR(db.exec(kUnstableTable));
       KSNAP_RETURN_IF_ERROR(db.exec("INSERT INTO meta VALUES('schema_version', '" +
                                     std::to_string(kSchemaVersion) + "')"));
     }
     KSNAP_RETURN_IF_ERROR(t.commit());
   }
-  KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("SELECT value FROM meta WHERE key='schema_version'"));
-  KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
-  if (!row)
-    return make_error(ErrorCode::kCorrupt, "history store has no schema_version",
-                      {db.path(), 0, 0});
-  std::string v = q.text(0);
+  KSNAP_ASSIGN_OR_RETURN(std::string v, schema_version(db));
+  if (v == "1") {
+    Status up = migrate_1_to_2(db);
+    if (!up.is_ok())
+      return make_error(up.code(),
+                        "history store schema version 1 must be upgraded to 2 (the table of "
+                        "unstable variant-stages), which failed: " + up.message(),
+                        {db.path(), 0, 0});
+    KSNAP_ASSIGN_OR_RETURN(v, schema_version(db));
+  }
   if (v != std::to_string(kSchemaVersion))
     return make_error(ErrorCode::kUnsupported,
                       "history store schema version " + v + "; this ksnap reads version " +

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ksnap/store/store.h"
 #include "store/sqlite_db.h"
@@ -14,7 +15,22 @@ struct Store::Impl {
 };
 
 /// Creates the tables on a fresh database, checks the schema version of an
-/// existing one. Errors: kUnsupported (newer schema), kCorrupt (not ours).
+/// existing one (upgrading version 1). Errors: kUnsupported (newer schema),
+/// kCorrupt (not ours).
 Status ensure_schema(Db& db);
+
+/// One row of the `unstable` table (src/store/unstable.cc).
+struct UnstableRow {
+  std::string id, kernel, stage, report;
+};
+/// The rows for every variant-stage `b` marks unstable (Variant::unstable_stages).
+std::vector<UnstableRow> unstable_rows(const build::Build& b);
+/// Inserts the rows the table lacks, reported first by `sha`; returns how many.
+Expected<size_t> insert_unstable(Db& db, const std::vector<UnstableRow>& rows,
+                                 const std::string& sha);
+/// Every row, oldest first. Errors: kCorrupt naming the row.
+Expected<std::vector<UnstableFact>> read_unstable_facts(Db& db);
+/// Marks the variants of `b` that any row names (build::UnstableMatch::kIdentity).
+Status mark_known_unstable(Db& db, build::Build* b);
 
 }  // namespace ksnap::store

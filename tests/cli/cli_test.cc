@@ -13,33 +13,15 @@
 #include <set>
 #include <sstream>
 
+#include "cli/cli_util.h"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-struct CmdResult {
-  int rc = -1;
-  std::string out, err;
-};
-
-CmdResult run(const std::string& args) {
-  std::string err_path = fs::temp_directory_path() / ("ksnap_cli_err_" + std::to_string(getpid()));
-  std::string cmd = std::string(KSNAP_BINARY) + " " + args + " 2>" + err_path;
-  CmdResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream e(err_path);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  fs::remove(err_path);
-  return r;
-}
+using ksnap::cli_test::CmdResult;
+using ksnap::cli_test::run;
 
 std::string example(const std::string& b) { return std::string(KSNAP_EXAMPLE_DIR) + "/" + b; }
 std::string shared(const std::string& b) { return std::string(KSNAP_CORPUS_DIR) + "/" + b; }

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <unistd.h>
 
 namespace ksnap::diff {
 namespace {
@@ -97,6 +100,47 @@ TEST(EngineTest, OpAndResourceDeltas) {
     }
   EXPECT_TRUE(saw_reg_figure);
   EXPECT_TRUE(saw_op_delta);
+}
+
+
+// A stage that cannot be normalized degrades to a stated fallback for that
+// stage; every other stage is still compared and the run does not fail.
+TEST(EngineTest, MalformedStageFallsBackAndTheRunGoesOn) {
+  namespace fs = std::filesystem;
+  std::string dir = fs::temp_directory_path() / ("ksnap_engine_fb_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/head");
+  fs::copy(example("base"), dir + "/head", fs::copy_options::recursive);
+  for (auto& p : fs::recursive_directory_iterator(dir))
+    fs::permissions(p.path(), fs::perms::owner_write, fs::perm_options::add);
+  std::string ttgir, llir;
+  for (auto& p : fs::recursive_directory_iterator(dir + "/head/cache")) {
+    if (p.path().filename() == "matmul_kernel.ttgir" && ttgir.empty()) ttgir = p.path();
+  }
+  ASSERT_FALSE(ttgir.empty());
+  fs::resize_file(ttgir, fs::file_size(ttgir) / 2);  // a truncated file: brackets never close
+  auto r = diff_paths(example("base"), dir + "/head");
+  fs::remove_all(dir);
+  ASSERT_TRUE(r) << r.status().to_string();
+  size_t fallbacks = 0, compared = 0;
+  for (const auto& v : r->variants)
+    for (const auto& s : v.stages) {
+      if (s.head_path == ttgir) {
+        ++fallbacks;
+        EXPECT_EQ(s.status, ChangeStatus::kChanged);
+        EXPECT_TRUE(s.input_error);
+        EXPECT_NE(s.fallback.find("HEAD " + ttgir + ":"), std::string::npos) << s.fallback;
+        EXPECT_NE(s.fallback.find("never closed"), std::string::npos) << s.fallback;
+        EXPECT_NE(s.fallback.find("compared by bytes"), std::string::npos) << s.fallback;
+        EXPECT_TRUE(s.hunks.empty());
+      } else {
+        ++compared;
+        EXPECT_TRUE(s.fallback.empty()) << s.fallback;
+        EXPECT_EQ(s.status, ChangeStatus::kUnchanged) << s.head_path;
+      }
+    }
+  EXPECT_EQ(fallbacks, 1u);
+  EXPECT_GT(compared, 10u);
 }
 
 }  // namespace

@@ -169,5 +169,63 @@ TEST(LlvmTest, FunctionsAreUnitsWithTheirOwnValues) {
             m.symbols[m.units[2].lines[1].symbols[0].id].canonical);
 }
 
+
+// Inlining the same function twice gives alias scopes of equal content that
+// are still two scopes (`distinct`). Which accesses share a scope is
+// meaning: re-pointing one access to the other scope is a change (issue 8
+// item 8); swapping the two scopes everywhere is not.
+constexpr const char* kScopes = R"(define void @k(ptr noalias %0, ptr noalias %1, ptr %2) {
+  %4 = load float, ptr %0, align 4, !alias.scope !3, !noalias !6
+  store float %4, ptr %1, align 4, !alias.scope !6, !noalias !3
+  %5 = load float, ptr %2, align 4, !alias.scope !9, !noalias !3
+  ret void
+}
+
+!0 = distinct !{!0, !"inlined"}
+!1 = distinct !{!1, !0, !"inlined: %p"}
+!2 = distinct !{!2, !0, !"inlined: %p"}
+!3 = !{!1}
+!6 = !{!2}
+!9 = !{!2}
+)";
+
+TEST(LlvmTest, DistinctScopesOfEqualContentStayDistinct) {
+  auto replace = [](std::string s, const std::string& from, const std::string& to) {
+    size_t p = s.find(from);
+    EXPECT_NE(p, std::string::npos) << from;
+    return s.replace(p, from.size(), to);
+  };
+  uint64_t base = norm_ok(kScopes, Dialect::kLlvm).hash;
+  // The third access moves from the second scope to the first.
+  std::string repointed = replace(kScopes, "!alias.scope !9, !noalias !3", "!alias.scope !3, !noalias !3");
+  EXPECT_NE(norm_ok(repointed, Dialect::kLlvm).hash, base);
+  // Only the node it names changes: `!9 = !{!2}` becomes `!9 = !{!1}`.
+  std::string renode = replace(kScopes, "!9 = !{!2}", "!9 = !{!1}");
+  EXPECT_NE(norm_ok(renode, Dialect::kLlvm).hash, base);
+  // The two scopes swap names everywhere: the same module.
+  std::string swapped = replace(replace(replace(kScopes, "!1 = distinct !{!1,", "!7 = distinct !{!7,"),
+                                        "!2 = distinct !{!2,", "!1 = distinct !{!1,"),
+                                "!7 = distinct !{!7,", "!2 = distinct !{!2,");
+  swapped = replace(replace(replace(swapped, "!3 = !{!1}", "!3 = !{!X}"), "!6 = !{!2}", "!6 = !{!1}"),
+                    "!3 = !{!X}", "!3 = !{!2}");
+  swapped = replace(swapped, "!9 = !{!2}", "!9 = !{!1}");
+  EXPECT_EQ(norm_ok(swapped, Dialect::kLlvm).hash, base) << swapped;
+}
+
+// A group that is named but never defined (a truncated or hand-cut module)
+// is numbered by first use: renumbering it is no change, using another
+// group in its place is one.
+TEST(LlvmTest, UndefinedAttributeGroupsAreNumberedByFirstUse) {
+  const std::string a = "define void @k() #0 {\n  call void @f() #3\n  call void @g() #3\n  ret void\n}\n";
+  std::string renumbered = a;
+  for (size_t p = renumbered.find("#3"); p != std::string::npos; p = renumbered.find("#3", p))
+    renumbered.replace(p, 2, "#7");
+  std::string other = a;
+  other.replace(other.rfind("#3"), 2, "#0");
+  uint64_t h = norm_ok(a, Dialect::kLlvm).hash;
+  EXPECT_EQ(norm_ok(renumbered, Dialect::kLlvm).hash, h);
+  EXPECT_NE(norm_ok(other, Dialect::kLlvm).hash, h);
+}
+
 }  // namespace
 }  // namespace ksnap::norm

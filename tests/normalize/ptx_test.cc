@@ -155,5 +155,94 @@ TEST(PtxTest, ExternPrototypeIsModuleLevel) {
   EXPECT_EQ(m.units[0].lines.size(), 4u);
 }
 
+
+// Hand-written PTX and Triton's inline assembly: registers declared without
+// `%` (`.reg .b32 a<2>`), blocks that declare their own registers (hiding the
+// function's `%p1`), labels without `$` (issue 8 item 10). A consistent
+// renaming is no change; sibling blocks may reuse names or not.
+constexpr const char* kHandPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry cvt(
+	.param .u64 cvt_param_0
+)
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<9>;
+	.reg .b64 	%rd<3>;
+	.reg .b32 	acc;
+	ld.param.u64 	%rd1, [cvt_param_0];
+	mov.u32 	acc, 0;
+	setp.lt.u32 	%p1, acc, 4;
+	@!%p1 bra 	DONE;
+LOOP:
+	ld.global.b32 	%r1, [%rd1];
+	{
+	.reg .b32 a<2>, b<2>;
+	.reg .pred %p<2>;
+	prmt.b32 a0, 0, %r1, 0x5140;
+	prmt.b32 a1, 0, %r1, 0x7362;
+	lop3.b32 b0, a0, 0x7fff7fff, 0, 0xc0;
+	setp.ne.b32 %p1, b0, 0;
+	selp.b32 %r2, a1, b0, %p1;
+	}
+	{
+	.reg .b32 a<2>, b<2>;
+	prmt.b32 a0, 0, %r2, 0x5140;
+	lop3.b32 b1, a0, 0x7fff7fff, 0, 0xc0;
+	mov.b32 %r3, b1;
+	}
+	add.u32 	acc, acc, %r3;
+	@%p1 bra 	LOOP;
+DONE:
+	st.global.b32 	[%rd1], acc;
+	ret;
+}
+)";
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
+  return s;
+}
+
+TEST(PtxTest, RegistersWithoutPercentBlocksAndLabelsWithoutDollar) {
+  Module m = norm_ok(kHandPtx, Dialect::kPtx);
+  const Line* prmt = find_line(m, "prmt.b32 a0, 0, %r1");
+  ASSERT_NE(prmt, nullptr);
+  EXPECT_EQ(prmt->shape, "prmt.b32 %b32 , 0 , %r , 0x5140 ;");
+  const Line* bra = find_line(m, "bra \tDONE");
+  ASSERT_NE(bra, nullptr);
+  EXPECT_EQ(bra->shape, "@ ! %p bra $L ;");
+  const Line* loop = find_line(m, "LOOP:");
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->shape, "$L:");
+  EXPECT_TRUE(op_counts(m).count("LOOP") == 0 && op_counts(m).count("LOOP:") == 0);
+  // The block's `%p1` is not the function's `%p1`.
+  const Line* setp = find_line(m, "setp.ne.b32 %p1");
+  const Line* guard = find_line(m, "@%p1 bra");
+  ASSERT_NE(setp, nullptr);
+  ASSERT_NE(guard, nullptr);
+  EXPECT_NE(m.symbols[setp->symbols[0].id].canonical, m.symbols[guard->symbols[0].id].canonical);
+
+  std::string renamed = replace_all(kHandPtx, "LOOP", "L_top");
+  renamed = replace_all(renamed, "DONE", "L_exit");
+  renamed = replace_all(renamed, "acc", "sum");
+  std::string second = renamed.substr(renamed.find("mov.b32 %r3"));
+  renamed = renamed.substr(0, renamed.size() - second.size());
+  // The second block's registers get names of their own.
+  size_t blk2 = renamed.rfind("\t{\n");
+  std::string head = renamed.substr(0, blk2), tail = renamed.substr(blk2);
+  tail = replace_all(replace_all(tail, "a<2>, b<2>", "x<2>, y<3>"), "a0", "x1");
+  tail = replace_all(tail, "b1", "y2");
+  second = replace_all(second, "b1", "y2");
+  std::string variant = head + tail + second;
+  ASSERT_NE(variant, kHandPtx);
+  EXPECT_EQ(norm_ok(variant, Dialect::kPtx).hash, m.hash) << variant;
+  // A real change: the block reads another register.
+  std::string changed = replace_all(kHandPtx, "prmt.b32 a1, 0, %r1", "prmt.b32 a1, 0, %r2");
+  EXPECT_NE(norm_ok(changed, Dialect::kPtx).hash, m.hash);
+}
+
 }  // namespace
 }  // namespace ksnap::norm

@@ -171,5 +171,57 @@ TEST_F(LogTest, Errors) {
   EXPECT_NE(none.status().message().find("empty"), std::string::npos);
 }
 
+TEST(LogIdentityTest, TwoScriptsOfOneKernelAreComparedEachWithItself) {
+  // Commits 1 and 2 both compile matmul_kernel from bench/a.py and bench/b.py
+  // (same id); commit 2 comes from another checkout, lists b.py first and
+  // only b.py's TTGIR changed. The log pairs each script with itself.
+  std::string base = corpus_build("base"), no_licm = corpus_build("no_licm");
+  if (base.empty() || no_licm.empty()) GTEST_SKIP() << "no corpus";
+  auto b = build::load_build(base);
+  auto nl = build::load_build(no_licm);
+  ASSERT_TRUE(b && nl);
+  const build::Variant* mm = nullptr;
+  for (const auto& v : b->variants)
+    if (v.kernel == "matmul_kernel" && !mm) mm = &v;
+  ASSERT_NE(mm, nullptr);
+  const build::Variant* changed = nullptr;
+  for (const auto& v : nl->variants)
+    if (v.id() == mm->id()) changed = &v;
+  ASSERT_NE(changed, nullptr);
+  auto at = [](build::Variant v, const std::string& file) {
+    v.qualname = "__main__.matmul_kernel";
+    v.source_file = file;
+    return v;
+  };
+  build::Build c1 = *b, c2 = *b;
+  c1.variants = {at(*mm, "/ci/a/bench/a.py"), at(*mm, "/ci/a/bench/b.py")};
+  build::Variant b2 = at(*mm, "/ci/b/bench/b.py");
+  for (auto& st : b2.stages)
+    if (st.stage == "ttgir") st.path = changed->stage("ttgir")->path;
+  c2.variants = {b2, at(*mm, "/ci/b/bench/a.py")};
+  ScratchDir dir;
+  auto s = Store::open(dir.file("h.db"), true);
+  ASSERT_TRUE(s);
+  RecordOptions o1, o2;
+  o1.sha = sha('1');
+  o2.sha = sha('2');
+  o2.parents = {o1.sha};
+  ASSERT_TRUE(s->record(c1, o1));
+  ASSERT_TRUE(s->record(c2, o2));
+  LogQuery q;
+  q.repo = "";
+  q.summaries = false;
+  auto log = kernel_log(*s, q);
+  ASSERT_TRUE(log) << log.status().to_string();
+  ASSERT_EQ(log->size(), 1u);
+  ASSERT_EQ((*log)[0].kernels.size(), 1u);
+  const KernelChange& k = (*log)[0].kernels[0];
+  EXPECT_EQ(k.changed.size(), 1u);
+  EXPECT_EQ(k.variants_total, 2u);
+  EXPECT_EQ(k.added + k.removed, 0u);
+  ASSERT_EQ(k.stages.size(), 1u);
+  EXPECT_EQ(k.stages[0].stage, "ttgir");
+}
+
 }  // namespace
 }  // namespace ksnap::store

@@ -15,7 +15,7 @@ TEST(SchemaTest, FreshStoreGetsEveryTableAndTheVersion) {
   auto db = Db::open(dir.file("s.db"), false);
   ASSERT_TRUE(db);
   for (const char* t : {"meta", "blobs", "raw_index", "variants", "variant_blobs", "trees",
-                        "tree_variants", "commits", "parents"}) {
+                        "tree_variants", "commits", "parents", "unstable"}) {
     auto n =
         db->query_int(std::string("SELECT count(*) FROM sqlite_master WHERE name='") + t + "'");
     ASSERT_TRUE(n);

@@ -267,22 +267,30 @@ def test_artifact_backend_takes_newest_run_with_the_artifact(ksnap, corpus, repo
     runs = [c["argv"][:3] for c in gh.calls()]
     assert runs == [["run", "list", "--workflow"], ["run", "download", "55"],
                     ["run", "download", "54"]]
+    # A pull request from a fork whose branch is also called main leaves an
+    # artifact of that name in a run on branch "main": never the store.
+    forged = tmp_path / "forged" / "history.db"
+    forged.parent.mkdir()
+    forged.write_bytes(b"SQLite format 3\0forged")
+    (repo.path / STORE).unlink()
+    gh.set({"comments": [], "labels": [], "artifacts": {"56": str(forged), "54": str(saved)},
+            "runs": [{"databaseId": 56, "event": "pull_request", "headBranch": "main",
+                      "conclusion": "success"},
+                     {"databaseId": 54, "event": "push", "headBranch": "main",
+                      "conclusion": "success"}]})
+    pull = run_script(repo.path, f.env, ksnap, "store-pull", "--backend", "artifact", "--store",
+                      STORE)
+    assert pull.returncode == 0, pull.stderr
+    assert (repo.path / STORE).read_bytes() == saved.read_bytes()
+    listed = next(c["argv"] for c in gh.calls() if c["argv"][:2] == ["run", "list"])
+    assert listed[listed.index("--event") + 1] == "push"
+    assert not any(c["argv"][:3] == ["run", "download", "56"] for c in gh.calls())
     # No artifact anywhere: an empty start, not a failure.
     (repo.path / STORE).unlink()
     gh.set({"comments": [], "labels": [], "runs": [55]})
     pull = run_script(repo.path, f.env, ksnap, "store-pull", "--backend", "artifact", "--store",
                       STORE)
     assert pull.returncode == 0 and not (repo.path / STORE).exists()
-
-
-def test_workflow_file_wires_the_scripts():
-    wf = (Path(__file__).resolve().parents[2] / "ci" / "github" / "workflows" /
-          "ksnap-ir.yml").read_text()
-    for needle in ("ksnap_ci.py record", "ksnap_ci.py report", "ksnap_ci.py store-pull",
-                   "ksnap_ci.py store-push", "fetch-depth: 0", "pull-requests: write",
-                   "KSNAP_STORE_BACKEND", "--base-ref \"origin/${{ github.base_ref }}\""):
-        assert needle in wf, needle
-    assert "continue-on-error" not in wf  # failure semantics live in the scripts
 
 
 def test_diff_failure_is_reported_not_fatal(ksnap, corpus, repo, gh, tmp_path):

@@ -11,12 +11,25 @@
 // The interpreter is $KSNAP_PYTHON, else `python3` on PATH. The package
 // folder is $KSNAP_PYTHONPATH, else the first of <exe dir>/../python,
 // <exe dir>/../../python, <exe dir>/../share/ksnap/python that holds
-// ksnap_triton/ (a build folder inside the repository, or an install).
+// ksnap_triton/ (a build folder inside the repository, or an install: the
+// .deb and `cmake --install` put a link to the package there). When none
+// does, the interpreter's own installed package is used (`pip install
+// ksnap/python` into a venv); if it has none, that is the error (exit 2).
 // On success the process becomes the plugin and its exit status is ksnap's.
+//
+// With --repeat N (N >= 2) ksnap stays the parent: it runs the plugin N times,
+// one process after the other, into OUT, OUT.repeat-2, ..., OUT.repeat-N (each
+// with its own, empty Triton cache, so every run compiles every variant
+// itself), then compares every run with OUT (diff::check_determinism) and
+// writes OUT/unstable.json: the variant-stages compiled differently
+// (docs/capture-format.md). The exit status is the program's (the first
+// failing run stops the repeats), else 0; 2 when the check cannot be done.
 #include <limits.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -24,6 +37,8 @@
 #include <vector>
 
 #include "commands.h"
+#include "ksnap/build/unstable.h"
+#include "ksnap/diff/determinism.h"
 #include "ksnap/support/file.h"
 
 namespace ksnap::cli {
@@ -38,6 +53,19 @@ std::string executable_dir() {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
+
+/// Runs the interpreter's installed package, or explains that there is none
+/// (exit 2): `python -c` with this text, then the plugin's arguments.
+constexpr const char* kInstalledPluginMain =
+    "import sys\n"
+    "try:\n"
+    "    from ksnap_triton.cli import main\n"
+    "except ImportError as e:\n"
+    "    sys.stderr.write('ksnap: no ksnap_triton Python package next to the ksnap executable, '\n"
+    "                     'and %s cannot import one (%s): install it (pip install "
+    "<ksnap>/python, or the ksnap .deb) or set KSNAP_PYTHONPATH\\n' % (sys.executable, e))\n"
+    "    sys.exit(2)\n"
+    "sys.exit(main(sys.argv[1:]))\n";
 
 /// The folder that holds the ksnap_triton package.
 Expected<std::string> plugin_dir() {
@@ -58,18 +86,23 @@ Expected<std::string> plugin_dir() {
                     {dir, 0, 0});
 }
 
-/// Replaces this process with `python -m ksnap_triton <args>`; returns only
-/// on failure.
+}  // namespace
+
 Status exec_plugin(const std::vector<std::string>& args) {
-  KSNAP_ASSIGN_OR_RETURN(std::string dir, plugin_dir());
-  const char* old_path = std::getenv("PYTHONPATH");
-  std::string path = dir;
-  if (old_path && *old_path) path += std::string(":") + old_path;
-  ::setenv("PYTHONPATH", path.c_str(), 1);
+  Expected<std::string> found = plugin_dir();
+  if (const char* pinned = std::getenv("KSNAP_PYTHONPATH"); !found && pinned && *pinned)
+    return found.status();
   const char* env_python = std::getenv("KSNAP_PYTHON");
   const std::string python = env_python && *env_python ? env_python : "python3";
-
   std::vector<std::string> argv = {python, "-m", "ksnap_triton"};
+  if (found) {
+    const char* old_path = std::getenv("PYTHONPATH");
+    std::string path = *found;
+    if (old_path && *old_path) path += std::string(":") + old_path;
+    ::setenv("PYTHONPATH", path.c_str(), 1);
+  } else {
+    argv = {python, "-c", kInstalledPluginMain};  // the interpreter's installed plugin
+  }
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> c_argv;
   for (std::string& a : argv) c_argv.push_back(a.data());
@@ -80,14 +113,18 @@ Status exec_plugin(const std::vector<std::string>& args) {
                         " (set KSNAP_PYTHON to a Python 3 interpreter)");
 }
 
+namespace {
+
 struct CaptureFlags {
   std::string output, build, arch;
   bool no_launch = false, no_track_launches = false;
+  unsigned repeat = 1;
   std::vector<std::string> program;
 
-  std::vector<std::string> plugin_args() const {
-    std::vector<std::string> a = {"capture", "-o", output};
-    if (!build.empty()) a.insert(a.end(), {"--build", build});
+  /// The plugin's arguments for a capture into `out` named `name` ("" = default).
+  std::vector<std::string> plugin_args(const std::string& out, const std::string& name) const {
+    std::vector<std::string> a = {"capture", "-o", out};
+    if (!name.empty()) a.insert(a.end(), {"--build", name});
     if (!arch.empty()) a.insert(a.end(), {"--arch", arch});
     if (no_launch) a.push_back("--no-launch");
     if (no_track_launches) a.push_back("--no-track-launches");
@@ -96,6 +133,80 @@ struct CaptureFlags {
     return a;
   }
 };
+
+/// Runs the plugin in a child process; its exit status (128 + signal when killed).
+int spawn_plugin(const std::vector<std::string>& args) {
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0)
+    return report_error(make_error(ErrorCode::kUnavailable,
+                                   std::string("cannot fork: ") + std::strerror(errno)));
+  if (pid == 0) {
+    Status s = exec_plugin(args);  // returns only on failure
+    report_error(s);
+    ::_exit(kExitError);
+  }
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+std::string strip_slashes(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+/// Run k (k >= 2) of `capture --repeat` goes beside OUT.
+std::string repeat_dir(const std::string& out, unsigned k) {
+  return strip_slashes(out) + ".repeat-" + std::to_string(k);
+}
+
+/// Compares OUT with every repeat and writes OUT/unstable.json.
+int check_repeats(const CaptureFlags& cf) {
+  auto first = build::load_build(cf.output);
+  if (!first) return report_error(first.status());
+  build::UnstableReport all;
+  for (unsigned k = 2; k <= cf.repeat; ++k) {
+    auto again = build::load_build(repeat_dir(cf.output, k));
+    if (!again) return report_error(again.status());
+    auto u = diff::check_determinism(*first, *again);
+    if (!u) return report_error(u.status());
+    diff::merge_unstable(&all, *u);
+  }
+  const std::string path = strip_slashes(cf.output) + "/unstable.json";
+  Status s = write_file_atomic(path, build::unstable_json(all));
+  if (!s.is_ok()) return report_error(s);
+  std::fprintf(stderr, "ksnap: %s(written to %s)\n", determinism_summary(all).c_str(),
+               path.c_str());
+  return kExitOk;
+}
+
+int run_capture(const CaptureFlags& cf) {
+  if (cf.repeat <= 1) return report_error(exec_plugin(cf.plugin_args(cf.output, cf.build)));
+  // Every repeat compiles from an empty cache of its own: refuse old ones.
+  for (unsigned k = 2; k <= cf.repeat; ++k)
+    if (is_directory(repeat_dir(cf.output, k)) || is_regular_file(repeat_dir(cf.output, k)))
+      return report_error(make_error(
+          ErrorCode::kInvalidArgument,
+          "the folder of repeat " + std::to_string(k) +
+              " already exists (its Triton cache would be reused); remove it first",
+          {repeat_dir(cf.output, k), 0, 0}));
+  std::string name = cf.build;
+  if (name.empty()) {
+    std::string out = strip_slashes(cf.output);
+    name = out.substr(out.rfind('/') + 1);
+  }
+  for (unsigned k = 1; k <= cf.repeat; ++k) {
+    std::fprintf(stderr, "ksnap: capture run %u of %u\n", k, cf.repeat);
+    int rc = spawn_plugin(cf.plugin_args(k == 1 ? cf.output : repeat_dir(cf.output, k), name));
+    if (rc != 0) {
+      std::fprintf(stderr, "ksnap: run %u exited with status %d; no determinism check\n", k, rc);
+      return rc;
+    }
+  }
+  return check_repeats(cf);
+}
 
 struct MergeFlags {
   std::string output, build;
@@ -130,7 +241,11 @@ void register_capture_commands(CLI::App& app, Context& ctx) {
   cap->add_option("program", cf->program, "-- PROGRAM [ARGS...]: the command to run")
       ->required();
   cap->footer("Example: ksnap capture -o ci/pr -- python3 benchmarks/gemm.py --sizes 512");
-  cap->callback([cf, &ctx] { ctx.exit_code = report_error(exec_plugin(cf->plugin_args())); });
+  cap->add_option("--repeat", cf->repeat,
+                  "Run the program N times (OUT, OUT.repeat-2, ...) and record in "
+                  "OUT/unstable.json which variant-stages compiled differently")
+      ->check(CLI::Range(1, 16));
+  cap->callback([cf, &ctx] { ctx.exit_code = run_capture(*cf); });
 
   auto mf = std::make_shared<MergeFlags>();
   CLI::App* merge = app.add_subcommand(

@@ -7,7 +7,13 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
+#include <string>
+#include <vector>
+
+#include "ksnap/build/unstable.h"
 #include "ksnap/support/status.h"
 
 namespace ksnap::cli {
@@ -23,9 +29,21 @@ struct Context {
 /// Prints `ksnap: <status>` to stderr and returns kExitError.
 int report_error(const Status& status);
 
+/// Replaces this process with `python -m ksnap_triton <args>` (the capture
+/// plugin, found as capture_command.cc describes); returns only on failure.
+Status exec_plugin(const std::vector<std::string>& args);
+
 void register_diff_commands(CLI::App& app, Context& ctx);     // diff, show, normalize
 void register_tune_commands(CLI::App& app, Context& ctx);     // tune replay, ...
 void register_capture_commands(CLI::App& app, Context& ctx);  // capture, merge
+void register_recompile_command(CLI::App& app, Context& ctx); // recompile
 void register_store_commands(CLI::App& app, Context& ctx);    // record, baseline, log, store
+void register_determinism_commands(CLI::App& app, Context& ctx);  // check-determinism
+
+/// Splits "a,b,,c" into {"a", "b", "c"}.
+std::vector<std::string> split_csv(const std::string& s);
+
+/// The text of `ksnap check-determinism` (and of `capture --repeat`).
+std::string determinism_summary(const build::UnstableReport& u);
 
 }  // namespace ksnap::cli

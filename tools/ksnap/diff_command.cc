@@ -9,8 +9,10 @@
 #include <optional>
 #include <thread>
 
+#include "affected.h"
 #include "commands.h"
 #include "ksnap/build/build.h"
+#include "ksnap/build/unstable.h"
 #include "ksnap/diff/engine.h"
 #include "ksnap/normalize/normalize.h"
 #include "ksnap/perf/results_reader.h"
@@ -72,22 +74,11 @@ int write_output(const std::string& path, const std::string& text) {
   return kExitOk;
 }
 
-std::vector<std::string> split_csv(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    if (comma > start) out.push_back(s.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
 struct DiffArgs {
   std::string base, head, format = "terminal", output, color = "auto", stages, kernels;
   std::string store = store::default_store_path();  // for arguments that are recorded commits
-  bool stat = false, exit_code = false, no_diffs = false;
+  bool stat = false, exit_code = false, no_diffs = false, fail_on_unstable = false, affected = false;
+  std::vector<std::string> unstable_from;  // unstable.json files (check-determinism output)
   uint32_t context = 3;
   unsigned jobs = 0;
   size_t max_bytes = 60000;
@@ -119,6 +110,9 @@ int run_diff(const DiffArgs& a) {
     return report_error(make_error(ErrorCode::kInvalidArgument,
                                    "unknown --format '" + a.format +
                                        "' (terminal, markdown, json, html, stat)"));
+  if (a.affected && fmt != render::Format::kTerminal && fmt != render::Format::kJson)
+    return report_error(make_error(ErrorCode::kInvalidArgument,
+                                   "--affected prints text or --format json"));
   if (a.bench_base.empty() != a.bench_head.empty())
     return report_error(make_error(ErrorCode::kInvalidArgument,
                                    "--bench-base and --bench-head go together"));
@@ -136,8 +130,21 @@ int run_diff(const DiffArgs& a) {
   loader.join();
   if (!base) return report_error(base.status());
   if (!head) return report_error(head.status());
+  for (const std::string& f : a.unstable_from) {
+    auto u = build::read_unstable(f);
+    if (!u) return report_error(u.status());
+    build::mark_unstable(*u, build::UnstableMatch::kIdentity, &*base);
+    build::mark_unstable(*u, build::UnstableMatch::kIdentity, &*head);
+  }
   auto result = diff::diff_builds(*base, *head, opts);
   if (!result) return report_error(result.status());
+  if (a.affected) {  // the benchmark points to rerun (affected.h)
+    Affected af = affected_points(*result);
+    int rc = write_output(a.output, fmt == render::Format::kJson ? render_affected_json(af)
+                                                                  : render_affected_text(af));
+    if (rc != kExitOk) return rc;
+    return a.exit_code && af.changed_variants ? kExitDifferences : kExitOk;
+  }
   render::RenderOptions ro;
   std::optional<perf::VerdictReport> verdicts;
   if (!a.bench_base.empty()) {
@@ -159,7 +166,20 @@ int run_diff(const DiffArgs& a) {
   }
   int rc = write_output(a.output, text);
   if (rc != kExitOk) return rc;
-  return a.exit_code && result->any_change() ? kExitDifferences : kExitOk;
+  // Malformed or unreadable IR: the report above holds every other stage;
+  // the input errors are still errors (stderr, exit 2).
+  bool input_error = false;
+  for (const auto& v : result->variants)
+    for (const auto* list : {&v.stages, &v.binaries})
+      for (const auto& s : *list)
+        if (s.input_error) {
+          std::cerr << "ksnap: " << s.fallback << "\n";
+          input_error = true;
+        }
+  if (input_error) return kExitError;
+  // Known nondeterminism is not a difference unless asked (--fail-on-unstable).
+  const bool differs = a.fail_on_unstable ? result->any_change() : result->any_real_change();
+  return a.exit_code && differs ? kExitDifferences : kExitOk;
 }
 
 int run_show(const std::string& path, const std::string& format) {
@@ -216,7 +236,7 @@ int run_normalize(const std::string& path, const std::string& stage_flag, bool s
   if (!ir::dialect_for_stage(stage, &d))
     return report_error(make_error(ErrorCode::kInvalidArgument,
                                    "cannot tell the IR kind of '" + path +
-                                       "'; pass --stage ttir|ttgir|llir|ptx|amdgcn|spv"));
+                                       "'; pass --stage ttir|ttgir|llir|ptx|amdgcn|spv|sass"));
   auto buf = read_text_file(path);
   if (!buf) return report_error(buf.status());
   auto m = norm::normalize(*buf, d, nf.options());
@@ -232,6 +252,18 @@ int run_normalize(const std::string& path, const std::string& stage_flag, bool s
 
 }  // namespace
 
+std::vector<std::string> split_csv(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 void register_diff_commands(CLI::App& app, Context& ctx) {
   auto a = std::make_shared<DiffArgs>();
   CLI::App* d = app.add_subcommand("diff", "Compare the kernel IR of two builds");
@@ -242,7 +274,13 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
   d->add_flag("--stat", a->stat, "One line per changed variant, like git diff --stat");
   d->add_option("--output,-o", a->output, "Write the report to this file (atomically)");
   d->add_option("--color", a->color, "auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
-  d->add_flag("--exit-code", a->exit_code, "Exit 1 when any IR changed (default: always 0)");
+  d->add_flag("--exit-code", a->exit_code,
+              "Exit 1 when any IR changed, known-unstable changes aside (default: always 0)");
+  d->add_flag("--fail-on-unstable", a->fail_on_unstable,
+              "With --exit-code: changes of known-unstable variant-stages count too");
+  d->add_option("--unstable-from", a->unstable_from,
+                "unstable.json of known compiler nondeterminism (check-determinism -f json; "
+                "repeatable); captures' own unstable.json and recorded commits need none");
   d->add_option("--stages", a->stages, "Comma-separated stages (default: all but source)");
   d->add_option("--kernel", a->kernels, "Comma-separated kernel names to compare");
   d->add_option("--context,-U", a->context, "Context lines around changes (default 3)");
@@ -250,6 +288,8 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
   d->add_option("--store", a->store, "History store for commit arguments (default .ksnap/history.db)");
   d->add_option("--max-bytes", a->max_bytes, "Markdown size cap in bytes (default 60000)");
   d->add_flag("--no-diffs", a->no_diffs, "Summary and group headers only");
+  d->add_flag("--affected", a->affected,
+              "List the benchmark points whose variants changed (text, or --format json)");
   a->norm.add(d);
   d->add_option("--bench-base", a->bench_base,
                 "Benchmark results of BASE (perf_report CSV or ksnap samples; repeatable)");

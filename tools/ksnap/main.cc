@@ -18,13 +18,15 @@ int report_error(const Status& status) {
 int main(int argc, char** argv) {
   CLI::App app{"ksnap: snapshot, diff and autotune GPU microkernels across compiler builds"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "ksnap 0.1.0");
+  app.set_version_flag("--version", "ksnap " KSNAP_VERSION);
   ksnap::cli::Context ctx;
   // Each family registers its subcommands; keep this list in ARCHITECTURE.md order.
   ksnap::cli::register_diff_commands(app, ctx);
   ksnap::cli::register_tune_commands(app, ctx);
   ksnap::cli::register_store_commands(app, ctx);
   ksnap::cli::register_capture_commands(app, ctx);
+  ksnap::cli::register_determinism_commands(app, ctx);
+  ksnap::cli::register_recompile_command(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

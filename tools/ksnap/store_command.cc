@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "ksnap/build/build.h"
+#include "ksnap/build/unstable.h"
 #include "ksnap/store/baseline.h"
 #include "ksnap/store/date.h"
 #include "ksnap/store/git.h"
@@ -112,6 +113,9 @@ int run_record(const RecordArgs& a) {
             << " compressed from " << human_bytes(st->new_raw_bytes) << "), " << st->reused_blobs
             << " unchanged";
   if (stats) std::cout << "; store " << human_bytes(stats->db_bytes);
+  if (st->unstable)
+    std::cout << "; " << st->unstable << " unstable variant-stages (" << st->new_unstable
+              << " new)";
   std::cout << "\n";
   return kExitOk;
 }
@@ -273,6 +277,36 @@ int run_ls(const StoreFlags& sf) {
   return kExitOk;
 }
 
+int run_unstable(const StoreFlags& sf, const std::string& format) {
+  auto s = store::Store::open(sf.store);
+  if (!s) return report_error(s.status());
+  auto facts = s->unstable();
+  if (!facts) return report_error(facts.status());
+  if (format == "json") {
+    // One unstable.json (usable with `ksnap diff --unstable-from`), plus where each came from.
+    build::UnstableReport all;
+    nlohmann::json first = nlohmann::json::array();
+    for (const auto& f : *facts) {
+      all.variants.push_back(f.variant);
+      first.push_back({{"first_commit", f.first_commit}, {"recorded_at", f.recorded_at}});
+    }
+    nlohmann::json j = nlohmann::json::parse(build::unstable_json(all));
+    for (size_t i = 0; i < first.size(); ++i) j["variants"][i]["history"] = first[i];
+    std::cout << j.dump(1) << "\n";
+    return kExitOk;
+  }
+  for (const auto& f : *facts) {
+    const build::Variant& v = f.variant.variant;
+    std::cout << f.first_commit.substr(0, 12) << " " << store::format_date(f.recorded_at) << " "
+              << v.kernel;
+    if (!v.source().empty()) std::cout << " (" << v.source() << ")";
+    std::cout << " " << v.constexprs_text() << " " << v.options_text() << ": "
+              << f.variant.stages[0].stage << "\n";
+  }
+  std::cout << facts->size() << " unstable variant-stages known\n";
+  return kExitOk;
+}
+
 int run_forget(const StoreFlags& sf, const std::vector<std::string>& revs) {
   auto s = store::Store::open(sf.store);
   if (!s) return report_error(s.status());
@@ -345,6 +379,13 @@ void register_store_commands(CLI::App& app, Context& ctx) {
   CLI::App* ls = st->add_subcommand("ls", "List recorded commits, newest first");
   sf->add(ls, false);
   ls->callback([sf, &ctx] { ctx.exit_code = run_ls(*sf); });
+  auto uformat = std::make_shared<std::string>("text");
+  CLI::App* un = st->add_subcommand(
+      "unstable", "List the variant-stages known to compile nondeterministically");
+  un->add_option("--format,-f", *uformat, "text (default) or json (an unstable.json)")
+      ->check(CLI::IsMember({"text", "json"}));
+  sf->add(un, false);
+  un->callback([sf, uformat, &ctx] { ctx.exit_code = run_unstable(*sf, *uformat); });
   auto revs = std::make_shared<std::vector<std::string>>();
   CLI::App* f = st->add_subcommand("forget", "Drop the records of commits (then run gc)");
   f->add_option("commits", *revs, "Commit ids")->required();

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The steps of the ksnap GitHub workflow (ci/github/workflows/ksnap-ir.yml).
+"""The steps of the ksnap GitHub action (action.yml) and workflows (ci/github/workflows/).
 
 Python 3 standard library only. Every GitHub call goes through the `gh`
 program found on PATH (`gh api ...`, `gh run ...`), so the steps run offline
@@ -9,7 +9,18 @@ under a fake `gh` in tests/workflow/.
     ksnap_ci.py store-push --backend branch --store PATH
     ksnap_ci.py record     --store PATH --capture DIR --sha SHA
     ksnap_ci.py report     --store PATH --capture DIR --head-sha SHA --base-ref REF
-                           --repo OWNER/NAME --pr N [--summary FILE] [--label ir-changed]
+                           [--repo OWNER/NAME --pr N [--no-post]] [--bundle DIR]
+                           [--summary FILE] [--label ir-changed] [--stages S] [--kernels K]
+    ksnap_ci.py publish    --repo OWNER/NAME --run-id ID --head-sha SHA [--head-repo O/N]
+                           [--conclusion success|failure|...] [--bundle DIR] [--label L]
+
+`report` compares a PR's capture with its baseline; it posts the one marked
+comment and sets the label itself (same-repository PRs, a write token), and/or
+writes the report bundle (--bundle: report.md, report.json, report.html,
+meta.json) for a read-only pull_request job to upload. `publish` is the
+workflow_run half: it downloads that bundle from the finished run, treats it
+as untrusted data, finds the PR by the run's head commit (from the event, not
+from the bundle), and updates the comment, the label and the job summary.
 
 Exit status: 0 when the step did its job, including "IR changed" and "no
 baseline yet"; 1 when the capture is missing or broken, or recording fails;
@@ -22,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -157,12 +169,17 @@ def store_pull(args: argparse.Namespace) -> int:
         return 0
     if args.backend == "artifact":
         gh = args.gh
+        # Only runs of pushes to the main branch: a pull request from a fork
+        # whose branch is also called "main" has runs on branch "main" too,
+        # and its artifacts must never become the history store.
         r = run([gh, "run", "list", "--workflow", args.workflow, "--branch", args.main_branch,
-                 "--status", "success", "--limit", "20", "--json", "databaseId"])
+                 "--event", "push", "--status", "success", "--limit", "20",
+                 "--json", "databaseId,event,headBranch"])
         if r.returncode != 0:
             warn(f"cannot list workflow runs: {r.stderr.strip()}")
             return 0
-        runs = [x["databaseId"] for x in json.loads(r.stdout or "[]")]
+        runs = [x["databaseId"] for x in json.loads(r.stdout or "[]")
+                if x.get("event") == "push" and x.get("headBranch") == args.main_branch]
         for run_id in runs:
             tmp = tempfile.mkdtemp()
             d = run([gh, "run", "download", str(run_id), "--name", args.artifact, "--dir", tmp])
@@ -264,30 +281,71 @@ def find_baseline(args: argparse.Namespace) -> tuple[dict | None, str]:
     return json.loads(r.stdout), ""
 
 
-def build_report(args: argparse.Namespace) -> tuple[str, bool | None]:
-    """(Markdown body, changed?); changed is None when nothing could be compared."""
+def filter_args(args: argparse.Namespace) -> list[str]:
+    """`ksnap diff` flags for the stages and kernels the report covers."""
+    out = []
+    if getattr(args, "stages", ""):
+        out += ["--stages", args.stages]
+    if getattr(args, "kernels", ""):
+        out += ["--kernel", args.kernels]
+    return out
+
+
+def build_report(args: argparse.Namespace) -> tuple[str, bool | None, dict | None]:
+    """(Markdown body, changed?, baseline); changed is None when nothing could
+    be compared."""
     base, why = find_baseline(args)
     head = f"`{args.head_sha[:12]}`"
     if base is None:
-        return f"{MARKER}\n## ksnap IR report for {head}\n\n{why}\n", None
+        return f"{MARKER}\n## ksnap IR report for {head}\n\n{why}\n", None, None
     md_path = os.path.join(tempfile.mkdtemp(), "report.md")
     r = run([ksnap_bin(args), "diff", "--store", args.store, base["baseline"], args.capture,
              "--format", "markdown", "--max-bytes", str(args.max_bytes), "--exit-code",
-             "--output", md_path])
+             "--output", md_path] + filter_args(args))
     desc = base["description"]
     if r.returncode not in (0, 1):
         err = r.stderr.strip().removeprefix("ksnap: ")
         warn(f"ksnap diff failed: {err}")
         return (f"{MARKER}\n## ksnap IR report for {head}\n\n_{desc}._\n\n"
-                f"ksnap could not compare the builds:\n\n```\n{err}\n```\n"), None
+                f"ksnap could not compare the builds:\n\n```\n{err}\n```\n"), None, base
     with open(md_path, encoding="utf-8") as f:
         diff_md = f.read()
     changed = r.returncode == 1
     verdict = "**IR changed.**" if changed else "No IR change."
     body = f"{MARKER}\n{verdict} _{desc}._\n\n{diff_md}"
+    return fit_comment(body), changed, base
+
+
+def fit_comment(body: str) -> str:
     if len(body) > COMMENT_LIMIT:
         body = body[:COMMENT_LIMIT - 200] + "\n\n… report cut to fit a GitHub comment; the job summary has it all.\n"
-    return body, changed
+    return body
+
+
+def write_bundle(args: argparse.Namespace, body: str, changed: bool | None,
+                 base: dict | None) -> None:
+    """The report bundle a read-only job uploads: report.md (the comment body),
+    report.json and report.html (`ksnap diff --format json|html`, when there
+    was a baseline) and meta.json."""
+    os.makedirs(args.bundle, exist_ok=True)
+    with open(os.path.join(args.bundle, "report.md"), "w", encoding="utf-8") as f:
+        f.write(body)
+    files = ["report.md"]
+    if base is not None and changed is not None:
+        for fmt in ("json", "html"):
+            out = os.path.join(args.bundle, f"report.{fmt}")
+            r = run([ksnap_bin(args), "diff", "--store", args.store, base["baseline"],
+                     args.capture, "--format", fmt, "--output", out] + filter_args(args))
+            if r.returncode == 0:
+                files.append(f"report.{fmt}")
+            else:
+                warn(f"ksnap diff --format {fmt} failed: {r.stderr.strip()}")
+    meta = {"format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "pr": args.pr or None,
+            "head_sha": args.head_sha, "baseline": base["baseline"] if base else None,
+            "changed": changed, "files": files}
+    with open(os.path.join(args.bundle, "meta.json"), "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
 
 
 def report(args: argparse.Namespace) -> int:
@@ -295,7 +353,9 @@ def report(args: argparse.Namespace) -> int:
     if why:
         print(f"::error::{why}", flush=True)
         return 1
-    body, changed = build_report(args)
+    body, changed, base = build_report(args)
+    if args.bundle:
+        write_bundle(args, body, changed, base)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(body)
@@ -304,18 +364,160 @@ def report(args: argparse.Namespace) -> int:
         with open(summary, "a", encoding="utf-8") as f:
             f.write(body + "\n")
     set_output("changed", "unknown" if changed is None else str(changed).lower())
-    if args.repo and args.pr:
-        gh = GitHub(args.repo, args.gh)
-        try:
-            print(f"comment: {gh.upsert_comment(args.pr, body)}")
-        except (RuntimeError, OSError, ValueError) as e:
-            warn(f"could not post the PR comment: {e}")
-        if changed is not None and args.label:
-            try:
-                print(f"label {args.label}: {gh.set_label(args.pr, args.label, changed)}")
-            except (RuntimeError, OSError, ValueError) as e:
-                warn(f"could not set the label {args.label}: {e}")
+    if args.repo and args.pr and args.post:
+        post(GitHub(args.repo, args.gh), args.pr, body, changed, args.label)
     print("IR changed" if changed else "no IR change" if changed is False else "not compared")
+    return 0
+
+
+def post(gh: GitHub, pr: int, body: str, changed: bool | None, label: str) -> None:
+    """The one marked comment, and the label when there was a comparison;
+    refusals are warnings."""
+    try:
+        print(f"comment: {gh.upsert_comment(pr, body)}")
+    except (RuntimeError, OSError, ValueError) as e:
+        warn(f"could not post the PR comment: {e}")
+    if changed is not None and label:
+        try:
+            print(f"label {label}: {gh.set_label(pr, label, changed)}")
+        except (RuntimeError, OSError, ValueError) as e:
+            warn(f"could not set the label {label}: {e}")
+
+
+# ----------------------------------------------------------------- publish
+
+BUNDLE_FORMAT = "ksnap-ir-bundle"
+BUNDLE_VERSION = 1
+BUNDLE_MAX_BYTES = 1 << 20  # report.md and meta.json are read at most this far
+
+
+def read_limited(path: str, limit: int = BUNDLE_MAX_BYTES) -> str:
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{path}: larger than {limit} bytes")
+    return data.decode("utf-8", errors="replace")
+
+
+def read_bundle(root: str) -> tuple[dict, str]:
+    """(meta, report.md) of a downloaded bundle; ValueError names what is wrong.
+    The bundle was made by code of the pull request: nothing in it is trusted
+    beyond its types and sizes."""
+    meta_path = os.path.join(root, "meta.json")
+    try:
+        meta = json.loads(read_limited(meta_path))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{meta_path}:{e.lineno}: not JSON: {e.msg}") from None
+    if not isinstance(meta, dict) or meta.get("format") != BUNDLE_FORMAT:
+        raise ValueError(f"{meta_path}: not a {BUNDLE_FORMAT} file")
+    if meta.get("version") != BUNDLE_VERSION:
+        raise ValueError(f"{meta_path}: version {meta.get('version')!r} is not {BUNDLE_VERSION}")
+    if meta.get("changed") not in (True, False, None):
+        raise ValueError(f"{meta_path}: 'changed' must be true, false or null")
+    pr = meta.get("pr")
+    if pr is not None and (not isinstance(pr, int) or isinstance(pr, bool) or pr <= 0):
+        raise ValueError(f"{meta_path}: 'pr' must be a positive integer")
+    return meta, read_limited(os.path.join(root, "report.md"))
+
+
+MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")
+FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def defang(markdown: str) -> str:
+    """Text of a report made by PR code, safe to post as the bot: no second
+    marker (the comment must stay the only marked one) and no @mentions
+    outside code blocks (a zero-width joiner after '@': nobody is pinged)."""
+    out = []
+    fenced = False
+    for line in markdown.replace(MARKER, "").splitlines(keepends=True):
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            line = MENTION.sub("@\u200d", line)
+        out.append(line)
+    return "".join(out)
+
+
+def pr_for_head(gh: GitHub, head_sha: str, head_repo: str, hint: int | None) -> int | None:
+    """The open PR whose head is `head_sha` (and repository `head_repo`): the
+    bundle's number is only a hint, checked against the PR's real head."""
+    def matches(p: dict) -> bool:
+        head = p.get("head") or {}
+        repo = (head.get("repo") or {}).get("full_name", "")
+        return head.get("sha") == head_sha and (not head_repo or repo == head_repo)
+
+    if hint:
+        try:
+            p = json.loads(gh.api("GET", f"repos/{gh.repo}/pulls/{hint}"))
+            if isinstance(p, dict) and matches(p) and p.get("state") == "open":
+                return hint
+        except (RuntimeError, ValueError):
+            pass
+    out = gh.api("GET", f"repos/{gh.repo}/pulls?state=open&per_page=100", paginate=True)
+    for p in parse_json_stream(out):
+        if isinstance(p, dict) and matches(p) and isinstance(p.get("number"), int):
+            return p["number"]
+    return None
+
+
+def download_bundle(args: argparse.Namespace) -> str | None:
+    """Downloads the bundle artifact of run `args.run_id`; its folder, or None."""
+    dest = args.bundle or tempfile.mkdtemp(prefix="ksnap-bundle-")
+    if os.path.isfile(os.path.join(dest, "meta.json")):
+        return dest
+    r = run([args.gh, "run", "download", str(args.run_id), "--repo", args.repo,
+             "--name", args.artifact, "--dir", dest])
+    if r.returncode != 0:
+        log(f"no {args.artifact} artifact in run {args.run_id}: {r.stderr.strip()}")
+        return None
+    return dest
+
+
+def publish(args: argparse.Namespace) -> int:
+    """workflow_run: the comment, label and summary for a finished PR run."""
+    gh = GitHub(args.repo, args.gh)
+    run_url = f"{args.server_url}/{args.repo}/actions/runs/{args.run_id}"
+    head = f"`{args.head_sha[:12]}`"
+    bundle = download_bundle(args)
+    meta: dict = {}
+    if bundle is None:
+        if args.conclusion == "success":
+            warn(f"run {args.run_id} succeeded but left no {args.artifact} artifact")
+            return 0
+        body = (f"{MARKER}\n## ksnap IR report for {head}\n\n"
+                f"The capture of {head} failed ([run]({run_url}), {args.conclusion}): "
+                "no report for this push.\n")
+        changed = None
+    else:
+        try:
+            meta, report_md = read_bundle(bundle)
+        except (OSError, ValueError) as e:
+            warn(f"the report bundle of run {args.run_id} is unusable: {e}")
+            return 0
+        if meta.get("head_sha") != args.head_sha:
+            warn(f"the bundle names head {str(meta.get('head_sha'))[:40]!r}, the run was for "
+                 f"{args.head_sha}: not published")
+            return 0
+        changed = meta["changed"]
+        body = fit_comment(f"{MARKER}\n{defang(report_md).lstrip()}\n"
+                           f"<sub>ksnap, from [this run]({run_url}).</sub>\n")
+    summary = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as f:
+            f.write(body + "\n")
+    try:
+        pr = pr_for_head(gh, args.head_sha, args.head_repo, meta.get("pr"))
+    except (RuntimeError, OSError, ValueError) as e:
+        warn(f"cannot list pull requests: {e}")
+        return 0
+    if pr is None:
+        log(f"no open pull request has head {args.head_sha}: nothing to publish (a newer push?)")
+        return 0
+    set_output("pr", str(pr))
+    set_output("changed", "unknown" if changed is None else str(changed).lower())
+    print(f"pull request #{pr}")
+    post(gh, pr, body, changed, args.label)
     return 0
 
 
@@ -356,12 +558,29 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--summary", help="append the report here (default $GITHUB_STEP_SUMMARY)")
     c.add_argument("--output", help="also write the comment body here")
     c.add_argument("--max-bytes", type=int, default=60000)
+    c.add_argument("--bundle", help="write the report bundle (md, json, html, meta) here")
+    c.add_argument("--no-post", dest="post", action="store_false",
+                   help="do not post the comment or set the label (a read-only job)")
+    c.add_argument("--stages", default="", help="comma-separated stages to compare")
+    c.add_argument("--kernels", default="", help="comma-separated kernel names to compare")
+    c = sub.add_parser("publish")
+    c.add_argument("--repo", required=True, help="OWNER/NAME of the base repository")
+    c.add_argument("--run-id", required=True, type=int, help="the finished pull_request run")
+    c.add_argument("--head-sha", required=True, help="its head commit (workflow_run.head_sha)")
+    c.add_argument("--head-repo", default="", help="its head repository (fork) OWNER/NAME")
+    c.add_argument("--conclusion", default="success", help="workflow_run.conclusion")
+    c.add_argument("--artifact", default="ksnap-ir-report", help="the bundle's artifact name")
+    c.add_argument("--bundle", help="folder of an already downloaded bundle (or where to put it)")
+    c.add_argument("--label", default="ir-changed", help="label for PRs that change IR ('' = none)")
+    c.add_argument("--summary", help="append the report here (default $GITHUB_STEP_SUMMARY)")
+    c.add_argument("--server-url", default=os.environ.get("GITHUB_SERVER_URL", "https://github.com"))
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    fn = {"store-pull": store_pull, "store-push": store_push, "record": record, "report": report}
+    fn = {"store-pull": store_pull, "store-push": store_push, "record": record, "report": report,
+          "publish": publish}
     return fn[args.cmd](args)
 
 

@@ -27,14 +27,23 @@
 namespace ksnap::build {
 
 /// The IR stages ksnap knows, in pipeline order. `source` is Triton's
-/// pre-optimization TTIR (diffed only when asked for).
-inline constexpr const char* kKnownStages[] = {"source", "ttir",   "ttgir", "llir",
-                                               "ptx",    "amdgcn", "spv"};
-/// Binary artifacts kept but never diffed as text.
-inline constexpr const char* kBinaryStages[] = {"cubin", "hsaco", "spvbin"};
+/// pre-optimization TTIR (diffed only when asked for); `sass` is the SASS
+/// text a capture writes beside each cubin when nvdisasm/cuobjdump is at hand.
+inline constexpr const char* kKnownStages[] = {"source", "ttir", "ttgir", "llir",
+                                               "ptx",    "amdgcn", "spv", "sass"};
+/// Binary artifacts kept and compared by hash and size, never parsed as text:
+/// CUDA cubin, AMD hsaco, Intel zebin and binary SPIR-V. An `spv` stage file
+/// whose content is binary (Intel's XPU backend writes binary SPIR-V) is one
+/// too; binary bytes in any other text stage stay an input error.
+inline constexpr const char* kBinaryStages[] = {"cubin", "hsaco", "zebin", "spvbin"};
 
 /// Index of `stage` in kKnownStages, or -1.
 int stage_rank(const std::string& stage);
+
+/// True when the file starts like a binary (ELF, SPIR-V magic in either byte
+/// order) or has a NUL byte in its first 4 KiB. Unreadable files are not
+/// binary (reading them as text reports the error).
+bool looks_binary(const std::string& path);
 
 /// One stage's IR of one variant: a file on disk or text held in memory.
 struct StageFile {
@@ -45,6 +54,13 @@ struct StageFile {
 
 /// Reads a stage's text (from memory or disk), rejecting binary junk.
 Expected<TextBuffer> read_stage(const StageFile& f);
+
+/// What `Variant::source()` names.
+enum class SourceKind : uint8_t {
+  kUnknown,  ///< Nothing recorded (corpus manifests, bare caches): "".
+  kModule,   ///< An importable module: the qualname, `pkg.mod.kernel`.
+  kFile,     ///< A script run as `__main__` (or no qualname): its source file.
+};
 
 /// One compiled variant of one kernel.
 struct Variant {
@@ -62,7 +78,7 @@ struct Variant {
   std::map<std::string, std::string> compile_options;
   std::string cache_dir;  ///< Folder name under cache/ (never used for pairing).
   std::vector<StageFile> stages;    ///< Text stages present, pipeline order.
-  std::vector<StageFile> binaries;  ///< cubin / hsaco.
+  std::vector<StageFile> binaries;  ///< cubin / hsaco / zebin / binary spv, by stage name.
   /// Resource figures: n_regs, n_spills, shared (bytes), ...
   std::map<std::string, int64_t> resources;
   std::string source_file;  ///< Python source path, when recorded.
@@ -72,13 +88,33 @@ struct Variant {
   std::string benchmark_script;
   std::vector<std::string> benchmark_points;
 
+  /// Stages whose text is known to differ between two compiles of this very
+  /// variant (compiler nondeterminism): from the capture's unstable.json
+  /// (docs/capture-format.md) or the history store. Sorted, unique.
+  std::vector<std::string> unstable_stages;
+
   /// `kernel|{"A": 1, "B": 2}|{"num_warps": 4}` — JSON objects with sorted
-  /// keys, Python json.dumps spacing (the identity ksnap pairs on).
+  /// keys, Python json.dumps spacing. With `source()` and `signature` it is
+  /// the identity ksnap pairs on (docs/capture-format.md, "Variant identity").
   std::string id() const;
+  /// Where the kernel is defined: the qualname when its module is not
+  /// `__main__` (`suite_kernels.matmul_kernel`: stable when the checkout
+  /// moves); else the source file as recorded (`/ci/w/bench/a.py`: a script
+  /// run as `__main__`, compared across builds by path suffix); else the
+  /// qualname (`__main__.k`); else "" (unknown).
+  std::string source() const;
+  SourceKind source_kind() const;
+  /// True when `stage` is in `unstable_stages`.
+  bool unstable(const std::string& stage) const;
   std::string constexprs_text() const;
   std::string options_text() const;
   /// The stage file for `stage`, or null.
   const StageFile* stage(const std::string& stage) const;
+  /// The binary artifact for `stage` ("cubin", "spv", ...), or null.
+  const StageFile* binary(const std::string& stage) const;
+  /// An `spv` stage file whose content is binary moves to `binaries` (stage
+  /// name kept).
+  void move_binary_stages();
 };
 
 enum class BuildKind : uint8_t { kCapture, kTritonCache, kMemory };
@@ -92,6 +128,21 @@ struct Build {
   std::string arch;
   std::vector<Variant> variants;
 };
+
+/// The source of `v` as a path of names, for comparing where two kernels
+/// are defined across builds: module components without the kernel name
+/// (`pkg.mod.k` -> {pkg, mod}) or path components with `.py` dropped from
+/// the file name (`/ci/w/pkg/mod.py` -> {ci, w, pkg, mod}); a module and the
+/// file it was loaded from share their trailing components. Empty = unknown.
+std::vector<std::string> source_components(const Variant& v);
+
+/// Number of trailing source components `a` and `b` share.
+size_t common_source_suffix(const std::vector<std::string>& a, const std::vector<std::string>& b);
+
+/// The last `n` components of a source as written (`bench/a.py`,
+/// `pkg.mod`); the whole source when it has fewer. For labels that tell
+/// apart kernels of one name.
+std::string source_tail(const Variant& v, size_t n);
 
 /// Highest capture format_version this ksnap reads.
 inline constexpr int kCaptureFormatVersion = 1;

@@ -26,8 +26,10 @@ struct DiffOptions {
   unsigned jobs = 0;
 };
 
-/// Compares two loaded builds. Errors: malformed IR in either build
-/// (kParseError naming file and line), unreadable files.
+/// Compares two loaded builds. A stage whose IR is malformed, unreadable or
+/// cannot be diffed does not fail the comparison: its StageDiff::fallback
+/// says why (with file:line:col for malformed IR) and its status is decided
+/// by bytes or normalized hashes.
 Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& head,
                                  const DiffOptions& opts = {});
 

@@ -82,6 +82,10 @@ struct StageDiff {
   /// (empty = full structural diff). E.g. "BASE x.llir:12:3: unterminated
   /// string; compared by hash only". The status is still decided (by hash).
   std::string fallback;
+  /// The fallback comes from input that is malformed or unreadable (the
+  /// reason names file:line:col): the report is still complete, and the CLI
+  /// also prints the reason to stderr and exits 2.
+  bool input_error = false;
   /// The change is known compiler nondeterminism (the same build compiled
   /// twice gave different text for this variant-stage): reported apart from
   /// real changes and ignored by --exit-code unless asked.
@@ -104,6 +108,15 @@ struct VariantDiff {
   /// source file; "" for bare caches. Part of the identity: two scripts that
   /// both define `__main__.matmul_kernel` are two kernels.
   std::string source;
+  /// HEAD's source when it is spelled otherwise (the checkout or the file
+  /// moved: the kernel was matched by path suffix or as the one left), else "".
+  std::string head_source;
+  /// How to name the kernel to a reader: `kernel` when it is the only kernel
+  /// of that name in the result, else `kernel (tail)` with the shortest tail
+  /// of its source that tells the kernels apart: `matmul_kernel (03-matmul.py)`,
+  /// `matmul_kernel (bench/a.py)`, `matmul_kernel (suite_kernels)`. Renderers
+  /// show it wherever they show the kernel.
+  std::string label;
   std::string id;       ///< BASE's identity when paired (kernel|constexprs|options).
   std::string head_id;  ///< HEAD's identity ("" when removed).
   /// Argument specialization (Triton key's [...] list): tells apart variants
@@ -112,21 +125,37 @@ struct VariantDiff {
   std::map<std::string, std::string> constexprs;  ///< Name -> JSON text.
   std::map<std::string, std::string> options;     ///< Explicit compile options, JSON text.
   Pairing pairing = Pairing::kExact;
+  /// Index of the variant in the compared builds' `variants` (-1 = absent:
+  /// added / removed).
+  int32_t base_index = -1, head_index = -1;
   /// Compile options that differ (explicit and recorded), e.g. enable_fp_fusion true -> false.
   std::vector<OptionChange> option_changes;
   /// Figures of the loaded binary (n_regs, n_spills, shared, ...).
   std::map<std::string, FigurePair> resources;
   std::vector<StageDiff> stages;
+  /// Binary artifacts (cubin, hsaco, zebin, binary SPIR-V), compared by hash
+  /// and size: StageDiff with `binary` set, `bytes` = (BASE, HEAD) sizes,
+  /// base_hash/head_hash of the raw bytes, no hunks. They are not IR: not in
+  /// DiffResult::summary, and changed() ignores them (a cubin also changes
+  /// with line info); the `sass` text stage is where machine code is diffed.
+  std::vector<StageDiff> binaries;
   std::vector<std::string> benchmark_points;  ///< From the capture (HEAD, else BASE).
   std::string benchmark_script;
 
+  /// Any stage not unchanged, or the variant added or removed.
   bool changed() const;
+  /// Like changed(), but a stage whose change is known unstable does not count.
+  bool real_change() const;
   const StageDiff* stage(const std::string& name) const;
+  /// `label`, or `kernel` when no label was set.
+  const std::string& name() const { return label.empty() ? kernel : label; }
 };
 
-/// Identical changes (same kernel, stage and change signature) shown once.
+/// Identical changes (same kernel and source, stage and change signature) shown once.
 struct ChangeGroup {
   std::string kernel;
+  std::string source;  ///< The kernel's source (VariantDiff::source); part of the group key.
+  std::string label;   ///< VariantDiff::label of its members.
   std::string stage;
   uint64_t signature = 0;
   std::vector<size_t> variants;  ///< Indices into DiffResult::variants, first = representative.
@@ -134,11 +163,19 @@ struct ChangeGroup {
   uint32_t lines_removed = 0;
   /// Summed over members: the rank key (largest first).
   uint64_t weight = 0;
+  /// The members' changes are known compiler nondeterminism (StageDiff::
+  /// unstable): such groups never hold a real change and rank after all
+  /// groups that do.
+  bool unstable = false;
+  /// `label`, or `kernel` when no label was set.
+  const std::string& name() const { return label.empty() ? kernel : label; }
 };
 
 struct StageSummary {
   std::string stage;
-  uint32_t unchanged = 0, changed = 0, added = 0, removed = 0;
+  /// `changed` counts real changes only; changes of variant-stages known to
+  /// be unstable (StageDiff::unstable) are counted in `unstable` instead.
+  uint32_t unchanged = 0, changed = 0, added = 0, removed = 0, unstable = 0;
 };
 
 struct DiffResult {
@@ -150,8 +187,12 @@ struct DiffResult {
   std::vector<std::string> warnings;
 
   bool any_change() const;
+  /// Any change that is not known unstable (what --exit-code asks about).
+  bool any_real_change() const;
   /// Number of (variant, stage) pairs whose status is not unchanged.
   size_t changed_stage_count() const;
+  /// Of those, the changed ones known unstable.
+  size_t unstable_stage_count() const;
 };
 
 }  // namespace ksnap::diff

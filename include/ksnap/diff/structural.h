@@ -8,14 +8,19 @@
 //     %2 = arith.addi %1, %i : i32           %2 = arith.addi %1, %i : i32
 // A line diff of positional names (%v0, %v1, ...) is fine here, but in real
 // IR one inserted op renumbers every later value. ksnap instead
-//   1. aligns lines by shape (symbols masked) with an LCS,
-//   2. pairs leftover lines of identical shape as moves,
+//   1. sets aside order-free definitions (aliases, metadata, attribute
+//      groups) whose canonical text the other side has too;
+//   2. aligns lines by keys of their def-use neighbourhood (what each line
+//      computes from and what uses it, never names; line_keys.h), matching
+//      only keys unique in both sides, finest first, then by shape;
 //   3. infers which HEAD symbol is which BASE symbol from the defs of aligned
-//      and moved lines (uses vote where no def is aligned),
+//      and moved lines (uses vote where no def is aligned); module-scope
+//      symbols of equal canonical id correspond from the start;
 //   4. re-aligns on shape + resolved symbols, so a line whose operands now
 //      refer to other values is a change, and nothing else is.
 // Result: "-  %1 = arith.muli" inside the loop, "+  %1 = arith.muli" before it:
-// 2 changed lines, and HEAD's lines print with BASE's names.
+// 2 changed lines, and HEAD's lines print with BASE's names. A run of ops of
+// one shape that loses or repeats a line shows that one line.
 #pragma once
 
 #include "ksnap/diff/result.h"
@@ -28,7 +33,10 @@ struct StructuralOptions {
 };
 
 /// Fills lines_added/removed, hunks and change_signature of `out` (status
-/// and other fields are the caller's).
+/// and other fields are the caller's). Any two Modules built by
+/// norm::normalize can be diffed, whatever units each side has; a Module
+/// whose symbol references are out of range (not one normalize builds) is
+/// not diffed: `out->fallback` says why.
 void structural_diff(const norm::Module& base, const norm::Module& head,
                      const StructuralOptions& opts, StageDiff* out);
 

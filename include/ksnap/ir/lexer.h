@@ -27,12 +27,13 @@ enum class Dialect : uint8_t {
   kPtx,     ///< NVIDIA PTX.
   kAmdgcn,  ///< AMDGPU assembly (`.amdgcn`).
   kSpirv,   ///< SPIR-V text (`.spv` / `.spvdis`).
+  kSass,    ///< NVIDIA SASS (`nvdisasm` / `cuobjdump -sass` text): lexed by PTX rules.
 };
 
 const char* dialect_name(Dialect d);
 
 /// Dialect for a Triton cache stage file extension ("ttir", "ttgir", "source",
-/// "llir", "ptx", "amdgcn", "spv"); nullopt-like false return for unknown.
+/// "llir", "ptx", "amdgcn", "spv", "sass"); nullopt-like false return for unknown.
 bool dialect_for_stage(std::string_view stage, Dialect* out);
 
 enum class TokenKind : uint8_t {
@@ -46,8 +47,9 @@ enum class TokenKind : uint8_t {
   kHashId,      ///< MLIR attribute aliases `#blocked1`, `#loc3`; LLVM attribute groups `#3`.
   kBangId,      ///< MLIR type aliases / dialect types `!tt.ptr`; LLVM metadata `!12`, `!dbg`.
   kDollarId,    ///< PTX labels `$L__BB0_2`; inline-asm operands `$0`.
-  kLabelDef,    ///< At the start of a line only: LLVM `bb3:` / `7:`, PTX `$L__BB0_2:`, asm
-                ///< `.LBB0_1:` (the label token includes ':'). Not in MLIR.
+  kLabelDef,    ///< At the start of a line only: LLVM `bb3:` / `7:` / `.lr.ph:` /
+                ///< `for.body-lr:` / `"45":`, PTX `$L__BB0_2:`, asm `.LBB0_1:` (the label
+                ///< token includes ':'). Not in MLIR.
   kDirective,   ///< PTX/asm `.reg`, `.loc`, `.visible` (leading '.').
   kInteger,     ///< `42`, `-1`, `0x1F`.
   kFloat,       ///< `1.0e+00`, `-2.5`, PTX `0f3F800000` / `0d3FF0...`; LLVM's `0x7FF...`
@@ -141,6 +143,9 @@ class Lexer {
   Token lex_string(const char* start);
   Token lex_line_comment(const char* start);
   Token lex_utf8(const char* start);
+  /// At a line's start in LLVM IR: when the name from the char before cur_
+  /// on ends in ':' it is a label (cur_ moves past the ':'); else nothing moves.
+  bool llvm_label();
 
   const char* begin_;
   const char* cur_;

@@ -5,11 +5,12 @@
 //   HEAD: %offs_1    = arith.addi %offs_0, %offs       : tensor<256xi32, #blocked2> loc(#loc9)
 // where HEAD's #blocked2 has the same definition as BASE's #blocked. Both
 // normalize to one Line with
-//   shape   "%_ = arith.addi %_ , %_ : tensor < 256xi32 , #blocked >"
+//   shape   "%_ = arith.addi %_ , %_ : tensor < 256xi32 , #alias >"
 //   display "%offsets_1 = arith.addi %offsets_0, %offsets : tensor<256xi32, #blocked>"
 //   symbols [def value, use value, use value, use alias]
-// and the module hashes are equal, because values are numbered by first
-// occurrence within their function and aliases by their definitions.
+// and the module hashes are equal: a value is the definition that made it
+// (a use names the definition visible there), numbered by first occurrence
+// in its function; an alias is its definition. No printed name counts.
 //
 // What each rule removes is in NormalizeOptions. Every rule is on by default
 // and can be turned off; a rule that is off leaves its text in `shape`.
@@ -66,11 +67,12 @@ struct Line {
   uint32_t line_no = 0;          ///< 1-based line in the file.
   std::string display;           ///< Original text, dropped parts removed, trimmed.
   std::string shape;             ///< Canonical text with every symbol masked by its class:
-                                 ///< "%_" values, "%r"/"%rd"/"%p"... PTX registers, "^"
-                                 ///< blocks and LLVM labels, "$L" PTX labels, ".L" asm
-                                 ///< labels, "#blocked"/"#mma"/"!t" aliases (the name less
-                                 ///< its digits), "!md" LLVM metadata, "#attrs" attribute
-                                 ///< groups. Tokens are separated by single spaces.
+                                 ///< "%_" values, "%r"/"%rd"/"%p"... PTX registers ("%b32"...
+                                 ///< by declared type when named without `%`), "^" blocks
+                                 ///< and LLVM labels, "$L" PTX labels, ".L" asm labels,
+                                 ///< "#alias"/"!alias" MLIR aliases, "!md" LLVM metadata,
+                                 ///< "#attrs" attribute groups. Tokens are separated by
+                                 ///< single spaces.
   std::vector<SymbolRef> symbols;///< Occurrences in display order (1:1 with the masks in shape).
   std::string op;                ///< Op / instruction mnemonic ("tt.load", "getelementptr",
                                  ///< "ld.global.v2.b32", "scf.for"); empty for none.
@@ -99,10 +101,13 @@ struct Symbol {
   SymbolClass cls = SymbolClass::kValue;
   int32_t unit = -1;  ///< Unit index owning it; -1 = module scope (aliases, metadata).
   /// Canonical id: position-of-first-occurrence within its unit for values and
-  /// blocks (counted per mask, so PTX `%r` and `%rd` number separately);
+  /// blocks (counted per mask, so PTX `%r` and `%rd` number separately; an
+  /// SSA name defined twice, e.g. in two sibling regions, is two symbols);
   /// definition-content hash for aliases / metadata / attribute groups, with
-  /// nested references resolved. Equal canonical ids (within a class and
-  /// mask) across two modules mean "same symbol after normalization".
+  /// nested references resolved (`distinct` metadata of equal content told
+  /// apart by first reach; names never defined numbered by first reference).
+  /// Equal canonical ids (within a class and mask) across two modules mean
+  /// "same symbol after normalization".
   uint64_t canonical = 0;
 };
 

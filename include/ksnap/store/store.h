@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "ksnap/build/build.h"
+#include "ksnap/build/unstable.h"
 #include "ksnap/support/status.h"
 
 namespace ksnap::store {
@@ -33,8 +34,9 @@ namespace ksnap::store {
 inline constexpr const char* kDefaultStorePath = ".ksnap/history.db";
 /// $KSNAP_STORE when set, else kDefaultStorePath: the CLI's --store default.
 std::string default_store_path();
-/// Store layout version written to and checked in the `meta` table.
-inline constexpr int kSchemaVersion = 1;
+/// Store layout version written to and checked in the `meta` table. Version
+/// 2 added the `unstable` table; a version-1 store is upgraded when opened.
+inline constexpr int kSchemaVersion = 2;
 /// zstd level for new blobs unless RecordOptions says otherwise.
 inline constexpr int kDefaultLevel = 12;
 
@@ -90,6 +92,18 @@ struct RecordStats {
   uint64_t new_raw_bytes = 0;   ///< Uncompressed bytes of the new blobs.
   /// Stages stored by raw hash because they could not be normalized, etc.
   std::vector<std::string> warnings;
+  /// Variant-stages the capture reports unstable (its unstable.json), and
+  /// how many of them the store did not know yet.
+  size_t unstable = 0, new_unstable = 0;
+};
+
+/// A variant-stage known to compile nondeterministically: the store keeps
+/// every one a recorded capture reported (from its unstable.json), for all
+/// later commits (docs/history-store.md, "Unstable variant-stages").
+struct UnstableFact {
+  build::UnstableVariant variant;  ///< Identity and the one stage.
+  std::string first_commit;        ///< The commit whose capture reported it first.
+  int64_t recorded_at = 0;         ///< When, Unix seconds.
 };
 
 struct StoreStats {
@@ -137,7 +151,9 @@ class Store {
   /// The variant records of a commit, in capture order, without texts.
   Expected<std::vector<StoredVariant>> variants(const std::string& sha);
   /// The commit as a Build (BuildKind::kMemory): stage texts in memory,
-  /// stage paths spelled `<sha12>:<path in capture>`. A stage's text is the
+  /// stage paths spelled `<sha12>:<path in capture>`; every variant-stage the
+  /// store knows to be unstable (any commit's report, matched by identity:
+  /// build::UnstableMatch::kIdentity) is in Variant::unstable_stages. A stage's text is the
   /// first one recorded with its normalized form: it normalizes exactly like
   /// the recorded file, but its cosmetics (SSA names, loc lines, paths) may be
   /// those of an earlier commit. Errors: kNotFound, kCorrupt (a blob fails to
@@ -147,6 +163,10 @@ class Store {
   Expected<std::string> blob_text(const std::string& blob_id);
   /// Compressed size of one blob.
   Expected<int64_t> blob_stored_size(const std::string& blob_id);
+
+  /// Every variant-stage known to be unstable, in the order first reported.
+  /// Errors: kCorrupt (a row that is not a one-stage unstable report).
+  Expected<std::vector<UnstableFact>> unstable();
 
   /// Drops the record of `sha` (its blobs stay until gc). kNotFound if absent.
   Status forget(const std::string& sha);

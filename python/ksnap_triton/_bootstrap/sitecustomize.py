@@ -9,10 +9,33 @@ import os
 import sys
 
 
+def _load_capturing_plugin() -> None:
+    """Imports the ksnap_triton that started the capture (KSNAP_CAPTURE_PLUGIN,
+    its package folder) by path, so that an installed plugin never needs its
+    site-packages folder on PYTHONPATH, where it would shadow the child's own."""
+    plugin = os.environ.get("KSNAP_CAPTURE_PLUGIN")
+    if not plugin or "ksnap_triton" in sys.modules:
+        return
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "ksnap_triton", os.path.join(plugin, "__init__.py"), submodule_search_locations=[plugin])
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["ksnap_triton"] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules["ksnap_triton"]
+        raise
+
+
 def _arm() -> None:
     if not os.environ.get("KSNAP_CAPTURE_DIR"):
         return
     try:
+        _load_capturing_plugin()
         from ksnap_triton.session import arm_import_hook
 
         arm_import_hook()

@@ -77,35 +77,73 @@ def _b32(hexdigest):
     return base64.b32encode(bytes.fromhex(hexdigest)).decode().rstrip("=")
 
 
+class CompilationError(Exception):
+    pass
+
+
+def _arch_of(target):
+    if target is None:
+        return knobs.runtime.override_arch or "sm90"
+    if target.backend == "cuda":
+        return f"sm{target.arch}"
+    return str(target.arch)
+
+
+def make_backend(target):
+    from ..backends.compiler import FakeBackend
+
+    if not FakeBackend.supports_target(target):
+        raise RuntimeError(f"No backend for {target}")
+    return FakeBackend(target)
+
+
 def compile(src, target=None, options=None):
+    """Writes small text "stages". For tests of failure handling, a kernel
+    named in FAKE_TRITON_FAIL raises like a compile error, one in
+    FAKE_TRITON_CRASH kills the process, one in FAKE_TRITON_SLOW sleeps."""
     options = dict(options or {})
-    arch = knobs.runtime.override_arch or "sm90"
+    if src.name in os.environ.get("FAKE_TRITON_FAIL", "").split(","):
+        raise CompilationError(f"at 3:4:\n    x = tl.foo(y)\n    ^\nunsupported op in {src.name}")
+    if src.name in os.environ.get("FAKE_TRITON_CRASH", "").split(","):
+        os._exit(139)
+    if src.name in os.environ.get("FAKE_TRITON_SLOW", "").split(","):
+        import time
+        time.sleep(60)
+    arch = _arch_of(target)
+    options.pop("arch", None)
     key = json.dumps([src.name, src.fn.src, sorted(src.signature.items()),
-                      sorted((str(k), v) for k, v in src.constants.items()),
-                      sorted(options.items()), arch])
+                      sorted((str(k), repr(v)) for k, v in src.constants.items()),
+                      sorted((str(k), v) for k, v in src.attrs.items()),
+                      sorted((k, repr(v)) for k, v in options.items()), arch])
     h = hashlib.sha256(key.encode()).hexdigest()
     folder = os.path.join(knobs.cache.dir, _b32(h))
     meta_name = f"{src.name}.json"
     listener = knobs.compilation.listener
     if os.path.exists(os.path.join(folder, meta_name)):
-        group = {n: os.path.join(folder, n) for n in sorted(os.listdir(folder))
-                 if not n.startswith("__grp__") and ".tmp." not in n}
+        # Like Triton's get_group: the group is what __grp__<name>.json lists.
+        with open(os.path.join(folder, f"__grp__{meta_name}")) as f:
+            group = json.load(f)["child_paths"]
         k = CompiledKernel(src, group, h)
         if listener:
             listener(src=src, metadata=k.metadata._asdict(), metadata_group=group,
                      times=CompileTimes(10), cache_hit=True)
         return k
     os.makedirs(folder, exist_ok=True)
-    md = {"hash": h, "target": {"backend": "cuda", "arch": 90, "warp_size": 32},
+    tgt = {"backend": "cuda", "arch": 90, "warp_size": 32}
+    if target is not None:
+        tgt = {"backend": target.backend, "arch": target.arch, "warp_size": target.warp_size}
+    md = {"hash": h, "target": tgt,
           "name": src.name, "num_warps": options.get("num_warps", 4),
           "num_stages": options.get("num_stages", 3), "arch": arch,
           "shared": options.get("shared", 1024), "triton_version": "3.6.0-fake"}
     group = {}
     consts = ",".join(f"{k}={v}" for k, v in sorted((str(k), v) for k, v in src.constants.items()))
-    for ext in ("source", "ttir", "ttgir", "llir", "ptx"):
+    asm = "ptx" if tgt["backend"] == "cuda" else "amdgcn"
+    binary = "cubin" if tgt["backend"] == "cuda" else "hsaco"
+    for ext in ("source", "ttir", "ttgir", "llir", asm):
         text = f"// {ext} of {src.name} [{consts}] warps={md['num_warps']} arch={arch}\n"
         group[f"{src.name}.{ext}"] = _put(folder, f"{src.name}.{ext}", text.encode())
-    group[f"{src.name}.cubin"] = _put(folder, f"{src.name}.cubin", b"\x7fELF" + h.encode()[:16])
+    group[f"{src.name}.{binary}"] = _put(folder, f"{src.name}.{binary}", b"\x7fELF\0" + h.encode()[:16])
     group[meta_name] = _put(folder, meta_name, json.dumps(md).encode())
     _put(folder, f"__grp__{meta_name}", json.dumps({"child_paths": group}).encode())
     if listener:

@@ -17,20 +17,32 @@ class JitFunctionInfo:
 
 
 class ASTSource:
-    def __init__(self, fn, signature, constexprs, attrs):
-        self.fn, self.signature, self.constants, self.attrs = fn, signature, constexprs, attrs
+    def __init__(self, fn, signature, constexprs=None, attrs=None):
+        self.fn, self.signature = fn, signature
+        self.constants = {}
+        for k, v in (constexprs or {}).items():
+            k = (fn.arg_names.index(k),) if isinstance(k, str) else k
+            assert isinstance(k, tuple)
+            self.constants[k] = v
+        self.attrs = attrs or {}
         self.name = fn.__name__
+        for k in signature:
+            if not isinstance(k, str):
+                raise TypeError("Signature keys must be string")
 
 
 class JITFunction:
-    def __init__(self, fn):
+    def __init__(self, fn, noinline=None, debug=None, do_not_specialize=None):
         self.fn = fn
+        self.noinline, self.debug = noinline, debug
+        self.do_not_specialize = do_not_specialize or []
         self.__name__ = fn.__name__
         self.module = fn.__module__
         self.params = [KernelParam(i, p) for i, p in enumerate(inspect.signature(fn).parameters.values())]
         self.arg_names = [p.name for p in self.params]
         self.raw_src, self.starting_line_number = inspect.getsourcelines(fn)
         self.src = "".join(self.raw_src)
+        self.__globals__ = fn.__globals__
         self._fn_name = f"{fn.__module__}.{fn.__qualname__}"
         self.device_caches = defaultdict(lambda: ({}, None, None, None, None))
 
@@ -43,7 +55,7 @@ class JITFunction:
         if isinstance(v, int):
             if v == 1:
                 return ("constexpr", 1)
-            return ("i32", "D" if v % 16 == 0 else None)
+            return ("i32", "D" if v % 16 == 0 else "")  # Triton 3.6: "" = not divisible
         return ("*fp32", "D")
 
     def run(self, *args, grid, warmup, **kwargs):
@@ -62,9 +74,16 @@ class JITFunction:
             consts = {(i,): bound[p.name] for i, (p, s) in enumerate(zip(self.params, spec))
                       if s[0] == "constexpr"}
             info = JitFunctionInfo(self.module, self.fn.__qualname__, self)
+            attrs = {(i,): ([["tt.divisibility", 16]] if s[1] == "D" else [])
+                     for i, s in enumerate(spec) if s[0] != "constexpr"}
+            full = dict(_DEFAULTS, **{k: v for k, v in opts.items() if k in _DEFAULTS})
+            import json
+            spec_data = json.dumps({"name": self._fn_name, "signature": sig,
+                                    "options": full, "key": key})
             comp = {"key": key, "signature": sig, "device": 0, "constants": consts,
-                    "num_warps": opts.get("num_warps", 4)}
-            kernel = compile(ASTSource(self, sig, consts, {}), options=opts)
+                    "num_warps": opts.get("num_warps", 4), "configs": [attrs],
+                    "specialization_data": spec_data}
+            kernel = compile(ASTSource(self, sig, consts, attrs), options=opts)
             cache[key] = kernel
             if knobs.runtime.jit_post_compile_hook:
                 knobs.runtime.jit_post_compile_hook(key=key, repr=f"{self.__name__}[...]", fn=info,
@@ -78,5 +97,12 @@ class JITFunction:
         return kernel
 
 
-def jit(fn):
-    return JITFunction(fn)
+# Options of the stand-in's single backend, as the JIT records them.
+_DEFAULTS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1, "debug": False,
+             "enable_fp_fusion": True, "instrumentation_mode": "", "arch": "sm90"}
+
+
+def jit(fn=None, **kwargs):
+    if fn is None:
+        return lambda f: JITFunction(f, **kwargs)
+    return JITFunction(fn, **kwargs)

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs ksnap for the GitHub action (action.yml), never from the caller's
+# repository:
+#
+#   KSNAP_INSTALL=auto    ksnap on PATH already (a runner image): nothing to do;
+#                         else deb when KSNAP_DEB_URL is set; else source
+#   KSNAP_INSTALL=deb     download KSNAP_DEB_URL (a release's ksnap_<v>_amd64.deb);
+#                         with KSNAP_INSTALL_PREFIX: `dpkg -x` it there (no root;
+#                         the runtime libraries must be present), else
+#                         `apt-get install ./ksnap.deb` (root or sudo), which
+#                         pulls in its Depends
+#   KSNAP_INSTALL=source  build the action's own checkout (KSNAP_SOURCE, the
+#                         action's folder): Debian/Ubuntu build dependencies
+#                         with apt-get, CMake + Ninja without tests, installed
+#                         into KSNAP_INSTALL_PREFIX (default $RUNNER_TEMP/ksnap)
+#   KSNAP_INSTALL=none    use the ksnap on PATH
+#
+# Appends the bin folder to $GITHUB_PATH and prints the version it installed.
+set -euo pipefail
+mode="${KSNAP_INSTALL:-auto}"
+prefix="${KSNAP_INSTALL_PREFIX:-}"
+src="${KSNAP_SOURCE:?KSNAP_SOURCE: the ksnap source folder}"
+tmp="${RUNNER_TEMP:-/tmp}"
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi
+}
+
+if [ "$mode" = auto ]; then
+  if command -v ksnap >/dev/null 2>&1; then mode=none
+  elif [ -n "${KSNAP_DEB_URL:-}" ]; then mode=deb
+  else mode=source
+  fi
+fi
+case "$mode" in
+  none)
+    command -v ksnap >/dev/null || { echo "::error::install: none, and no ksnap on PATH"; exit 1; }
+    ;;
+  deb)
+    [ -n "${KSNAP_DEB_URL:-}" ] || { echo "::error::install: deb needs deb-url"; exit 1; }
+    deb="$tmp/ksnap.deb"
+    curl -fsSL --retry 3 -o "$deb" "$KSNAP_DEB_URL"
+    dpkg-deb -f "$deb" Package | grep -qx ksnap || { echo "::error::$KSNAP_DEB_URL is not the ksnap package"; exit 1; }
+    if [ -n "$prefix" ]; then
+      dpkg -x "$deb" "$prefix"
+      echo "$prefix/usr/bin" >> "$GITHUB_PATH"
+      export PATH="$prefix/usr/bin:$PATH"
+    else
+      as_root apt-get install -y -qq "$deb" >/dev/null
+    fi
+    ;;
+  source)
+    prefix="${prefix:-$tmp/ksnap}"
+    KSNAP_BROWSER_TESTS=0 bash "$src/scripts/install-deps.sh" --build
+    launcher=()
+    if command -v ccache >/dev/null 2>&1; then
+      launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+    fi
+    cmake -S "$src" -B "$tmp/ksnap-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DKSNAP_BUILD_TESTS=OFF -DKSNAP_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
+    cmake --build "$tmp/ksnap-build" >/dev/null
+    cmake --install "$tmp/ksnap-build" --prefix "$prefix" >/dev/null
+    echo "$prefix/bin" >> "$GITHUB_PATH"
+    export PATH="$prefix/bin:$PATH"
+    ;;
+  *) echo "::error::install: $mode (use auto, deb, source or none)"; exit 1 ;;
+esac
+echo "$(ksnap --version) at $(command -v ksnap) (install: $mode)"

@@ -1,0 +1,92 @@
+# Install rules: every library ksnap_library() made (ksnap::<component>), the
+# ksnap executable (ksnap::ksnap), their headers, ksnapConfig.cmake + version
+# file, ksnap-tune.pc, and the Triton capture plugin.
+#
+#   cmake --install build --prefix /opt/ksnap
+#   => bin/ksnap
+#      include/ksnap/<component>/*.h
+#      lib/libksnap_<component>.a
+#      lib/cmake/ksnap/ksnap{Config,ConfigVersion,Targets*}.cmake
+#      lib/pkgconfig/ksnap-tune.pc
+#      lib/python3/dist-packages/ksnap_triton/          (KSNAP_PYTHON_INSTALL_DIR)
+#      share/ksnap/python/ksnap_triton -> ../../../lib/python3/dist-packages/ksnap_triton
+#      share/ksnap/examples/corpus/                      (the bundled example)
+#
+# A consumer:  find_package(ksnap 0.1 REQUIRED COMPONENTS tune)
+#              target_link_libraries(app PRIVATE ksnap::tune)
+# Components are found generically: a library added later with
+# ksnap_library() is installed and exported like the others.
+include(CMakePackageConfigHelpers)
+
+set(KSNAP_PYTHON_INSTALL_DIR "lib/python3/dist-packages" CACHE STRING
+    "Where the ksnap_triton package is installed, relative to the prefix (Debian's python3 looks in /usr/lib/python3/dist-packages)")
+set(KSNAP_CMAKE_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/ksnap")
+
+get_property(KSNAP_INSTALLED_LIBRARIES GLOBAL PROPERTY KSNAP_LIBRARIES)
+get_property(KSNAP_INSTALLED_EXTERNALS GLOBAL PROPERTY KSNAP_EXTERNALS)
+set(ksnap_install_targets "")
+foreach(lib IN LISTS KSNAP_INSTALLED_LIBRARIES)
+  list(APPEND ksnap_install_targets ksnap_${lib})
+  if(IS_DIRECTORY "${PROJECT_SOURCE_DIR}/include/ksnap/${lib}")
+    install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/ksnap/${lib}"
+            DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/ksnap"
+            FILES_MATCHING PATTERN "*.h")
+  endif()
+endforeach()
+if(TARGET ksnap)
+  list(APPEND ksnap_install_targets ksnap)
+endif()
+
+install(TARGETS ${ksnap_install_targets} EXPORT ksnapTargets
+        RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
+        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+        LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+install(EXPORT ksnapTargets NAMESPACE ksnap:: DESTINATION "${KSNAP_CMAKE_INSTALL_DIR}")
+
+configure_package_config_file(
+  "${PROJECT_SOURCE_DIR}/cmake/ksnapConfig.cmake.in"
+  "${PROJECT_BINARY_DIR}/ksnapConfig.cmake"
+  INSTALL_DESTINATION "${KSNAP_CMAKE_INSTALL_DIR}")
+# 0.x: a minor version may break the API, so only the same minor matches.
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/ksnapConfigVersion.cmake"
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES "${PROJECT_BINARY_DIR}/ksnapConfig.cmake"
+              "${PROJECT_BINARY_DIR}/ksnapConfigVersion.cmake"
+        DESTINATION "${KSNAP_CMAKE_INSTALL_DIR}")
+
+# pkg-config for the tune runtime; the prefix is relative to the .pc file, so
+# the same file works in any prefix, a DESTDIR staging folder or the .deb.
+if(TARGET ksnap_tune)
+  file(RELATIVE_PATH KSNAP_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+  string(REGEX REPLACE "/$" "" KSNAP_PC_TO_PREFIX "${KSNAP_PC_TO_PREFIX}")
+  set(KSNAP_PC_DL "")
+  foreach(dl IN LISTS CMAKE_DL_LIBS)
+    string(APPEND KSNAP_PC_DL " -l${dl}")
+  endforeach()
+  string(STRIP "${KSNAP_PC_DL}" KSNAP_PC_DL)
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/ksnap-tune.pc.in"
+                 "${PROJECT_BINARY_DIR}/ksnap-tune.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/ksnap-tune.pc"
+          DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+endif()
+
+# The Triton capture plugin, beside the CLI that runs it. `ksnap capture`
+# looks in <bindir>/../share/ksnap/python; the link there points at the
+# package in KSNAP_PYTHON_INSTALL_DIR, so that folder holds nothing else and
+# is safe to put on PYTHONPATH (dist-packages itself is not: it would shadow
+# a virtualenv's own packages).
+if(TARGET ksnap)
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/python/ksnap_triton"
+          DESTINATION "${KSNAP_PYTHON_INSTALL_DIR}"
+          PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
+  if(NOT KSNAP_PYTHON_INSTALL_DIR STREQUAL "share/ksnap/python")
+    file(RELATIVE_PATH plugin_link_target "/prefix/share/ksnap/python"
+         "/prefix/${KSNAP_PYTHON_INSTALL_DIR}/ksnap_triton")
+    set(plugin_link "${PROJECT_BINARY_DIR}/install-links/ksnap_triton")
+    file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/install-links")
+    file(CREATE_LINK "${plugin_link_target}" "${plugin_link}" SYMBOLIC)
+    install(FILES "${plugin_link}" DESTINATION "share/ksnap/python")
+  endif()
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/examples/corpus"
+          DESTINATION "share/ksnap/examples")
+endif()
