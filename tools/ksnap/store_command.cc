@@ -290,9 +290,11 @@ int run_unstable(const StoreFlags& sf, const std::string& format) {
       all.variants.push_back(f.variant);
       first.push_back({{"first_commit", f.first_commit}, {"recorded_at", f.recorded_at}});
     }
-    nlohmann::json j = nlohmann::json::parse(build::unstable_json(all));
+    auto parsed = json::parse(build::unstable_json(all), "unstable report");
+    if (!parsed) return report_error(parsed.status());
+    nlohmann::json j = std::move(*parsed);
     for (size_t i = 0; i < first.size(); ++i) j["variants"][i]["history"] = first[i];
-    std::cout << j.dump(1) << "\n";
+    std::cout << json::dump(std::move(j), 1) << "\n";
     return kExitOk;
   }
   for (const auto& f : *facts) {
