@@ -71,7 +71,12 @@ std::string normalize_param_value(std::string_view value) {
 Expected<ParamList> canonical_params(std::vector<std::pair<std::string, std::string>> raw) {
   ParamList out;
   out.reserve(raw.size());
-  for (auto& [k, v] : raw) out.emplace_back(std::string(trim(k)), normalize_param_value(v));
+  for (auto& [k, v] : raw) {
+    // A blank name (a header cell of spaces) would make a label that
+    // parse_point_label cannot read back.
+    if (trim(k).empty()) return make_error(ErrorCode::kInvalidArgument, "parameter without a name");
+    out.emplace_back(std::string(trim(k)), normalize_param_value(v));
+  }
   std::sort(out.begin(), out.end());
   for (size_t i = 1; i < out.size(); ++i) {
     if (out[i].first == out[i - 1].first) {
