@@ -79,7 +79,10 @@ for t in "${targets[@]}"; do
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
   cov=$(grep -oE '(#[0-9]+\s+(DONE|INITED|NEW|REDUCE|pulse)\s+cov: [0-9]+ ft: [0-9]+)' "$log" |
         tail -n 1 | sed -E 's/.*cov: ([0-9]+) ft: ([0-9]+)/\1 \2/')
-  printf '%-22s %10s %8s %8s %6s %s\n' "$t" "${execs:-?}" ${cov:-? ?} "$secs" "$result"
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  ran="$secs"
+  if [ "${rate:-0}" -gt 0 ] && [ "$execs" != '?' ]; then ran=$((execs / rate)); fi
+  printf '%-22s %10s %8s %8s %6s %s\n' "$t" "${execs:-?}" ${cov:-? ?} "$ran" "$result"
   if [ "$result" = CRASH ]; then
     echo "fuzz: $t FAILED; see $log and $build/artifacts/"
     grep -E "ERROR|SUMMARY|==[0-9]+==|#[0-9]+ 0x" "$log" | head -n 30 || tail -n 40 "$log"

@@ -288,6 +288,25 @@ TEST(StoreRobustness, RecordsWithDeepJsonOrBadBytesDecodeCleanly) {
   ASSERT_FALSE(d);
   EXPECT_EQ(d.status().code(), ErrorCode::kCorrupt);
   EXPECT_NE(d.status().message().find("nested deeper"), std::string::npos) << d.status().to_string();
+  // Found by store_record_fuzz: a float where an integer is kept was cast
+  // out of range (undefined behavior) by the JSON library.
+  build::Variant ok;
+  ok.kernel = "k";
+  ok.resources["n_regs"] = 128;
+  ok.source_line = 12;
+  const std::string good = encode_variant(ok, {});
+  for (const auto& [from, to] : {std::pair{"\"n_regs\":128", "\"n_regs\":1.3e81"},
+                                 std::pair{"\"source_line\":12", "\"source_line\":1e10"},
+                                 std::pair{"\"source_line\":12", "\"source_line\":4294967296"}}) {
+    std::string bad = good;
+    ASSERT_NE(bad.find(from), std::string::npos) << good;
+    bad.replace(bad.find(from), std::string(from).size(), to);
+    auto r = decode_variant(bad, "id", "variant record z");
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.status().code(), ErrorCode::kCorrupt);
+    EXPECT_NE(r.status().message().find("expected integer"), std::string::npos)
+        << r.status().to_string();
+  }
   build::Variant v;
   v.kernel = "k\xff";
   v.constexprs["B\xfe"] = "1";
