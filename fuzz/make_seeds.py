@@ -34,10 +34,11 @@ def put(target, name, data):
 
 
 def main():
-    # Keep regression inputs (crashes found and fixed: regress_*), rewrite the rest.
+    # Keep regression inputs (crashes found and fixed: regress_*) and files
+    # ksnap itself wrote (ksnap_*, see the end), rewrite the rest.
     for d, _, files in os.walk(OUT):
         for f in files:
-            if not f.startswith("regress_"):
+            if not f.startswith(("regress_", "ksnap_")):
                 os.unlink(os.path.join(d, f))
     # Single-file IR targets: dialect byte + text.
     for i, (stage, k) in enumerate([("ttir", 0), ("ttgir", 2), ("llir", 0), ("ptx", 0), ("llir", 4)]):
@@ -124,6 +125,11 @@ def main():
               "stages": [{"stage": "ttir", "blob": "0123456789abcdef0123456789abcdef",
                           "path": "cache/ABC/matmul_kernel.ttir"}]}
     put("store_record_fuzz", "record", json.dumps(record, separators=(",", ":")))
+
+
+    # unstable_fuzz/ksnap_check_determinism was written by ksnap itself:
+    #   ksnap check-determinism examples/corpus/base examples/corpus/no_licm -f json \
+    #     -o fuzz/corpus/unstable_fuzz/ksnap_check_determinism
 
 
 if __name__ == "__main__":
