@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   ReadResultsOptions o;
   o.format = static_cast<ResultsFormat>(data[0] % 4);
-  ksnap::TextBuffer buf("bench.csv", std::string(reinterpret_cast<const char*>(data + 1), size - 1));
+  ksnap::TextBuffer buf("bench.csv",
+                        std::string(reinterpret_cast<const char*>(data + 1), size - 1));
   auto r = parse_bench_results(buf, o);
   if (!r) {
     check(r.status().code() != ksnap::ErrorCode::kInternal);

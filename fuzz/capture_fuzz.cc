@@ -33,8 +33,10 @@ struct Scratch {
     fs::create_directories(dir + "/cache/DEF");
     fs::create_directories(tmpl + "/outside");
     std::ofstream(tmpl + "/outside/k.ttir") << "module {\n}\n";
-    std::ofstream(dir + "/cache/ABC/k.ttir") << "module {\n  tt.func @k() {\n    tt.return\n  }\n}\n";
-    std::ofstream(dir + "/cache/ABC/k.cubin") << "\x7f" "ELF";
+    std::ofstream(dir + "/cache/ABC/k.ttir")
+        << "module {\n  tt.func @k() {\n    tt.return\n  }\n}\n";
+    std::ofstream(dir + "/cache/ABC/k.cubin") << "\x7f"
+                                                 "ELF";
     std::ofstream(dir + "/cache/DEF/k.ttir") << "module {\n}\n";
     fs::create_symlink(tmpl + "/outside/k.ttir", dir + "/cache/ABC/out.ttir");
     fs::create_symlink(tmpl + "/outside", dir + "/cache/OUT");

@@ -29,11 +29,18 @@ void walk(const ksnap::json::Node& n, int depth, size_t lines) {
   int32_t i32 = 0;
   double d = 0;
   bool b = false;
-  ksnap::Status st[] = {n.read(&s), n.read(&i), n.read(&u), n.read(&i32), n.read(&d), n.read(&b),
+  ksnap::Status st[] = {n.read(&s),
+                        n.read(&i),
+                        n.read(&u),
+                        n.read(&i32),
+                        n.read(&d),
+                        n.read(&b),
                         n.expect_object(ksnap::json::Need::kRequired)};
-  for (const ksnap::Status& x : st) check(x.is_ok() || (x.location().line >= 1 && x.location().line <= lines));
+  for (const ksnap::Status& x : st)
+    check(x.is_ok() || (x.location().line >= 1 && x.location().line <= lines));
   if (n.is_object()) {
-    for (auto it = n.value().begin(); it != n.value().end(); ++it) walk(n[it.key()], depth + 1, lines);
+    for (auto it = n.value().begin(); it != n.value().end(); ++it)
+      walk(n[it.key()], depth + 1, lines);
     walk(n["\x01missing"], depth + 1, lines);
   } else if (n.is_array()) {
     for (size_t k = 0; k < n.size() && k < 4; ++k) walk(n[k], depth + 1, lines);

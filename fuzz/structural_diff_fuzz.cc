@@ -23,8 +23,8 @@ ksnap::build::Build one_variant(const char* name, const char* stage, std::string
   b.kind = ksnap::build::BuildKind::kMemory;
   ksnap::build::Variant v;
   v.kernel = "k";
-  v.stages.push_back(ksnap::build::StageFile{
-      stage, std::string(name) + "/k." + stage, std::make_shared<const std::string>(std::move(text))});
+  v.stages.push_back(ksnap::build::StageFile{stage, std::string(name) + "/k." + stage,
+                                             std::make_shared<const std::string>(std::move(text))});
   b.variants.push_back(std::move(v));
   return b;
 }

@@ -352,8 +352,7 @@ Status Node::read_integer(T* out, Need need) const {
   }
   if (!fits)
     return error("expected integer in [" + std::to_string(Lim::min()) + ", " +
-                 std::to_string(Lim::max()) + "] for " + describe(path_) + ", got " +
-                 v_->dump());
+                 std::to_string(Lim::max()) + "] for " + describe(path_) + ", got " + v_->dump());
   *out = v_->is_number_unsigned() ? static_cast<T>(v_->get<uint64_t>())
                                   : static_cast<T>(v_->get<int64_t>());
   return Status::ok();

@@ -93,8 +93,7 @@ Expected<std::string> PathGuard::resolve(std::string_view rel, Kind kind) {
     if (::lstat(prefix.c_str(), &st) != 0) {
       if (errno == ENOENT || errno == ENOTDIR)
         return make_error(ErrorCode::kNotFound, "path " + shown(rel) + " does not exist");
-      return make_error(ErrorCode::kIoError,
-                        "path " + shown(rel) + ": " + std::strerror(errno));
+      return make_error(ErrorCode::kIoError, "path " + shown(rel) + ": " + std::strerror(errno));
     }
     if (S_ISLNK(st.st_mode)) {
       std::string rest = prefix;

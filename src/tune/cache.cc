@@ -17,10 +17,10 @@ namespace ksnap::tune {
 namespace {
 
 json::Value device_json(const DeviceFingerprint& d) {
-  return {{"backend", d.backend},        {"name", d.name},
-          {"uuid", d.uuid},              {"cc", {d.cc_major, d.cc_minor}},
-          {"sm_count", d.sm_count},      {"driver", d.driver_version},
-          {"cuda", d.cuda_version},      {"library", d.library_version}};
+  return {{"backend", d.backend},   {"name", d.name},
+          {"uuid", d.uuid},         {"cc", {d.cc_major, d.cc_minor}},
+          {"sm_count", d.sm_count}, {"driver", d.driver_version},
+          {"cuda", d.cuda_version}, {"library", d.library_version}};
 }
 
 /// A 64-bit hash spelled as 1..16 hex digits.
@@ -64,9 +64,9 @@ Status entry_from_json(const json::Node& j, CacheEntry* e) {
   for (auto [key, field] : {std::pair{"backend", &f.backend}, std::pair{"name", &f.name},
                             std::pair{"uuid", &f.uuid}, std::pair{"library", &f.library_version}})
     KSNAP_RETURN_IF_ERROR(d[key].read(field, Need::kRequired));
-  for (auto [key, field] : {std::pair{"sm_count", &f.sm_count},
-                            std::pair{"driver", &f.driver_version},
-                            std::pair{"cuda", &f.cuda_version}})
+  for (auto [key, field] :
+       {std::pair{"sm_count", &f.sm_count}, std::pair{"driver", &f.driver_version},
+        std::pair{"cuda", &f.cuda_version}})
     KSNAP_RETURN_IF_ERROR(d[key].read(field, Need::kRequired));
   json::Node cc = d["cc"];
   KSNAP_RETURN_IF_ERROR(cc.expect_array(Need::kRequired));
@@ -85,8 +85,8 @@ class FileLock {
   explicit FileLock(const std::string& path) {
     fd_ = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) {
-      error_ = make_error(ErrorCode::kIoError, std::string("cannot open lock file: ") +
-                                                   std::strerror(errno),
+      error_ = make_error(ErrorCode::kIoError,
+                          std::string("cannot open lock file: ") + std::strerror(errno),
                           {path + ".lock", 0, 0});
       return;
     }

@@ -56,7 +56,8 @@ std::string label_of(const CapturedVariant& v, const json::Value& constexprs,
 /// A guarded file of the capture, located at its path when missing.
 Expected<std::string> capture_file(PathGuard& guard, const std::string& rel) {
   auto p = guard.resolve(rel, PathGuard::kFile);
-  if (!p) return make_error(p.status().code(), p.status().message(), {guard.root() + "/" + rel, 0, 0});
+  if (!p)
+    return make_error(p.status().code(), p.status().message(), {guard.root() + "/" + rel, 0, 0});
   return p;
 }
 
@@ -65,8 +66,7 @@ Expected<std::string> capture_file(PathGuard& guard, const std::string& rel) {
 Expected<TritonLaunchMeta> parse_triton_meta(std::string_view text, const std::string& name) {
   KSNAP_ASSIGN_OR_RETURN(json::Document doc, json::Document::parse(text, name));
   json::Node j = doc.root();
-  if (!j["name"].is_string())
-    return j.error("Triton metadata has no kernel \"name\"");
+  if (!j["name"].is_string()) return j.error("Triton metadata has no kernel \"name\"");
   TritonLaunchMeta m;
   KSNAP_RETURN_IF_ERROR(j["name"].read(&m.name));
   constexpr int64_t kBig = int64_t{1} << 40;
@@ -79,8 +79,7 @@ Expected<TritonLaunchMeta> parse_triton_meta(std::string_view text, const std::s
   KSNAP_RETURN_IF_ERROR(read_int(j, "global_scratch_size", 0, kBig, 0, &m.global_scratch_size));
   KSNAP_RETURN_IF_ERROR(read_int(j, "global_scratch_align", 1, kBig, 1, &m.global_scratch_align));
   KSNAP_RETURN_IF_ERROR(read_int(j, "profile_scratch_size", 0, kBig, 0, &m.profile_scratch_size));
-  KSNAP_RETURN_IF_ERROR(
-      read_int(j, "profile_scratch_align", 1, kBig, 1, &m.profile_scratch_align));
+  KSNAP_RETURN_IF_ERROR(read_int(j, "profile_scratch_align", 1, kBig, 1, &m.profile_scratch_align));
   KSNAP_RETURN_IF_ERROR(read_int(j, "launch_cooperative_grid", 0, 1, 0, &x));
   m.launch_cooperative_grid = x != 0;
   KSNAP_RETURN_IF_ERROR(read_int(j, "launch_pdl", 0, 1, 0, &x));
@@ -154,7 +153,8 @@ Expected<std::vector<CapturedVariant>> load_capture_kernel(const std::string& ca
     std::string list;
     for (const auto& k : kernels) list += (list.empty() ? "" : ", ") + k;
     return make_error(ErrorCode::kNotFound,
-                      "capture has no kernel '" + kernel + "' (it has: " + list + ")", {mpath, 0, 0});
+                      "capture has no kernel '" + kernel + "' (it has: " + list + ")",
+                      {mpath, 0, 0});
   }
   return out;
 }

@@ -25,8 +25,8 @@ Status read_workload(const json::Node& s, size_t index, size_t n_variants, Recor
   KSNAP_RETURN_IF_ERROR(s.expect_object(Need::kRequired));
   json::Node samples = s["samples_us"];
   KSNAP_RETURN_IF_ERROR(samples.expect_array(Need::kRequired));
-  w->label = s["shape"].present() ? shape_label(s["shape"].value())
-                                  : "workload" + std::to_string(index);
+  w->label =
+      s["shape"].present() ? shape_label(s["shape"].value()) : "workload" + std::to_string(index);
   for (size_t v = 0; v < samples.size(); ++v) {
     json::Node times = samples[v];
     KSNAP_RETURN_IF_ERROR(times.expect_array(Need::kRequired));

@@ -37,9 +37,10 @@ class HostileCaptureTest : public ::testing::Test {
   }
   /// A manifest with one entry; `extra` is spliced into the entry object.
   void manifest(const std::string& extra, const std::string& cache_dir = "ABC") {
-    put("manifest.json", "{\"format\": \"ksnap-capture\", \"format_version\": 1,\n"
-                         " \"entries\": [\n  {\"kernel\": \"k\",\n   \"cache_dir\": \"" +
-                             cache_dir + "\"" + extra + "}\n ]\n}\n");
+    put("manifest.json",
+        "{\"format\": \"ksnap-capture\", \"format_version\": 1,\n"
+        " \"entries\": [\n  {\"kernel\": \"k\",\n   \"cache_dir\": \"" +
+            cache_dir + "\"" + extra + "}\n ]\n}\n");
   }
 
   std::string top_, cap_;
@@ -58,7 +59,8 @@ std::string deep(size_t n) { return std::string(n, '[') + std::string(n, ']'); }
 
 TEST_F(HostileCaptureTest, RejectedWithALocatedError) {
   const Case cases[] = {
-      {"deep_constexpr", [](auto* t) { t->manifest(",\n \"constexprs\": {\"B\": " + deep(50000) + "}"); },
+      {"deep_constexpr",
+       [](auto* t) { t->manifest(",\n \"constexprs\": {\"B\": " + deep(50000) + "}"); },
        ErrorCode::kParseError, "manifest.json", 5, "nested deeper than 100"},
       {"deep_triton_metadata",
        [](auto* t) {
@@ -69,7 +71,8 @@ TEST_F(HostileCaptureTest, RejectedWithALocatedError) {
       {"format_number",
        [](auto* t) { t->put("manifest.json", "{\"format\": 1, \"entries\": []}"); },
        ErrorCode::kParseError, "manifest.json", 1, "expected string for \"format\", got number"},
-      {"kernel_number", [](auto* t) { t->put("manifest.json", "{\"entries\": [{\"kernel\": 5}]}"); },
+      {"kernel_number",
+       [](auto* t) { t->put("manifest.json", "{\"entries\": [{\"kernel\": 5}]}"); },
        ErrorCode::kParseError, "manifest.json", 1,
        "expected string for \"kernel\" in entries[0], got number"},
       {"source_line_string", [](auto* t) { t->manifest(",\n \"source_line\": \"12\""); },
@@ -91,9 +94,12 @@ TEST_F(HostileCaptureTest, RejectedWithALocatedError) {
       {"invalid_utf8_in_manifest", [](auto* t) { t->manifest(",\n \"qualname\": \"m.\xff\""); },
        ErrorCode::kParseError, "manifest.json", 5, "invalid JSON"},
       {"stage_traversal",
-       [](auto* t) { t->manifest(",\n \"stages\": {\"ttir\": \"../../../../../../../../etc/passwd\"}"); },
+       [](auto* t) {
+         t->manifest(",\n \"stages\": {\"ttir\": \"../../../../../../../../etc/passwd\"}");
+       },
        ErrorCode::kInvalidArgument, "manifest.json", 5, "leaves"},
-      {"stage_absolute", [](auto* t) { t->manifest(",\n \"stages\": {\"ttir\": \"/etc/passwd\"}"); },
+      {"stage_absolute",
+       [](auto* t) { t->manifest(",\n \"stages\": {\"ttir\": \"/etc/passwd\"}"); },
        ErrorCode::kInvalidArgument, "manifest.json", 5, "absolute"},
       {"stage_symlink_out",
        [](auto* t) {
@@ -103,8 +109,8 @@ TEST_F(HostileCaptureTest, RejectedWithALocatedError) {
        ErrorCode::kInvalidArgument, "manifest.json", 5, "symbolic link"},
       {"cache_dir_traversal", [](auto* t) { t->manifest("", "../../outside"); },
        ErrorCode::kInvalidArgument, "manifest.json", 4, "not one folder name"},
-      {"cache_dir_dotdot", [](auto* t) { t->manifest("", ".."); },
-       ErrorCode::kInvalidArgument, "manifest.json", 4, "not one folder name"},
+      {"cache_dir_dotdot", [](auto* t) { t->manifest("", ".."); }, ErrorCode::kInvalidArgument,
+       "manifest.json", 4, "not one folder name"},
       {"cache_dir_absolute", [](auto* t) { t->manifest("", t->top_ + "/outside"); },
        ErrorCode::kInvalidArgument, "manifest.json", 4, "not one folder name"},
       {"cache_dir_symlink_out",
@@ -122,8 +128,9 @@ TEST_F(HostileCaptureTest, RejectedWithALocatedError) {
        ErrorCode::kInvalidArgument, "manifest.json", 3, "symbolic link"},
       {"kernel_name_climbs_out",
        [](auto* t) {
-         t->put("manifest.json",
-                "{\"entries\": [{\"cache_dir\": \"ABC\", \"kernel\": \"../../../outside/secret\"}]}");
+         t->put(
+             "manifest.json",
+             "{\"entries\": [{\"cache_dir\": \"ABC\", \"kernel\": \"../../../outside/secret\"}]}");
        },
        ErrorCode::kInvalidArgument, "manifest.json", 1, "leaves"},
       {"metadata_link_out",
@@ -132,7 +139,8 @@ TEST_F(HostileCaptureTest, RejectedWithALocatedError) {
          t->manifest("");
        },
        ErrorCode::kInvalidArgument, "manifest.json", 3, "symbolic link"},
-      {"metadata_field_traversal", [](auto* t) { t->manifest(",\n \"metadata\": \"../../outside/k.json\""); },
+      {"metadata_field_traversal",
+       [](auto* t) { t->manifest(",\n \"metadata\": \"../../outside/k.json\""); },
        ErrorCode::kInvalidArgument, "manifest.json", 5, "leaves"},
       {"metadata_field_absolute", [](auto* t) { t->manifest(",\n \"metadata\": \"/etc/passwd\""); },
        ErrorCode::kInvalidArgument, "manifest.json", 5, "absolute"},
@@ -159,9 +167,10 @@ TEST_F(HostileCaptureTest, RejectedWithALocatedError) {
 
 TEST_F(HostileCaptureTest, NullFieldsAndLinksInsideAreFine) {
   fs::create_symlink("k.ttir", cap_ + "/cache/ABC/alias.ttgir");
-  manifest(",\n \"key\": null, \"qualname\": null, \"source_line\": null, \"n_regs\": null,\n"
-           " \"benchmark\": {\"script\": null, \"points\": []},\n"
-           " \"stages\": {\"ttir\": \"cache/ABC/k.ttir\", \"ttgir\": \"cache/ABC/alias.ttgir\"}");
+  manifest(
+      ",\n \"key\": null, \"qualname\": null, \"source_line\": null, \"n_regs\": null,\n"
+      " \"benchmark\": {\"script\": null, \"points\": []},\n"
+      " \"stages\": {\"ttir\": \"cache/ABC/k.ttir\", \"ttgir\": \"cache/ABC/alias.ttgir\"}");
   auto b = load_build(cap_);
   ASSERT_TRUE(b) << b.status().to_string();
   ASSERT_EQ(b->variants.size(), 1u);

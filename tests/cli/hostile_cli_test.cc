@@ -10,8 +10,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -140,7 +140,9 @@ TEST_F(HostileCli, PathTraversalAbsoluteAndSymlinkStagesAreRejected) {
        },
        "leaves"},
       {"absolute",
-       [](HostileCli* t) { t->edit_head_entry([](json& e) { e["stages"] = {{"ttir", "/etc/passwd"}}; }); },
+       [](HostileCli* t) {
+         t->edit_head_entry([](json& e) { e["stages"] = {{"ttir", "/etc/passwd"}}; });
+       },
        "absolute"},
       {"symlink_out",
        [](HostileCli* t) {
@@ -169,7 +171,9 @@ TEST_F(HostileCli, DiffJsonWithANonUtf8ByteInAnIrStringLiteral) {
   std::string text = read(ttgir);
   size_t at = text.find("\"cuda:90\"");
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, 9, "\"cuda:\xff" "90\"");
+  text.replace(at, 9,
+               "\"cuda:\xff"
+               "90\"");
   write(ttgir, text);
   Outcome r = ksnap("diff -f json " + base_ + " " + head_);
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -196,7 +200,7 @@ TEST_F(HostileCli, NonUtf8KernelNamesInShowAndStoreJson) {
   EXPECT_EQ(j[0]["kernel"], "k\\xff");
   const std::string store = top_ + "/h.db";
   Outcome rec = ksnap("record " + cache + " --store " + store + " --repo '' --commit " + kSha +
-                  " --date 1700000000 --subject s -q");
+                      " --date 1700000000 --subject s -q");
   ASSERT_EQ(rec.rc, 0) << rec.err;
   Outcome log = ksnap("log -f json --store " + store + " --repo '' --no-summary");
   ASSERT_EQ(log.rc, 0) << log.err;

@@ -58,9 +58,20 @@ TEST(PerfHostile, EveryLabelParsesBack) {
 }
 
 TEST(PerfHostile, ParameterValuesNormalizeIdempotently) {
-  const char* values[] = {"1111111111111111.4", "11111111111111111.4", "8999999999999999",
-                          "9000000000000001", "0.1", "-0.0", "1e-320", "123456789.123456789",
-                          "1.5e300", "  42 ", "TRUE", "x", "1e15", "999999999999999.9"};
+  const char* values[] = {"1111111111111111.4",
+                          "11111111111111111.4",
+                          "8999999999999999",
+                          "9000000000000001",
+                          "0.1",
+                          "-0.0",
+                          "1e-320",
+                          "123456789.123456789",
+                          "1.5e300",
+                          "  42 ",
+                          "TRUE",
+                          "x",
+                          "1e15",
+                          "999999999999999.9"};
   for (const char* v : values) {
     std::string once = normalize_param_value(v);
     EXPECT_EQ(normalize_param_value(once), once) << v << " -> " << once;

@@ -69,7 +69,8 @@ build::Build commit_build(const std::vector<build::Build>& builds, int round, in
 /// Reads child progress bytes until `want` commits are reported (true), the
 /// child closes the pipe (false) or `timeout` passes (false). Sets the times
 /// each byte arrived.
-bool wait_for_commits(int fd, int want, int* seen, std::vector<std::chrono::steady_clock::time_point>* at,
+bool wait_for_commits(int fd, int want, int* seen,
+                      std::vector<std::chrono::steady_clock::time_point>* at,
                       std::chrono::seconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (*seen < want) {
@@ -147,7 +148,8 @@ TEST(CrashTest, KilledRecordNeverCorruptsTheStore) {
   int watched = 0;
   auto learn = [&](const std::vector<Clock::time_point>& at, Clock::time_point start) {
     for (size_t k = 0; k < at.size(); ++k) {
-      double us = std::chrono::duration<double, std::micro>(at[k] - (k ? at[k - 1] : start)).count();
+      double us =
+          std::chrono::duration<double, std::micro>(at[k] - (k ? at[k - 1] : start)).count();
       commit_us = (commit_us * watched + us) / (watched + 1);
       ++watched;
     }
@@ -194,7 +196,8 @@ TEST(CrashTest, KilledRecordNeverCorruptsTheStore) {
     bool reached = wait_for_commits(fds[0], j, &seen, &at, std::chrono::seconds(300));
     learn(at, t0);
     std::uniform_real_distribution<double> frac(0.0, 1.0);
-    std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long>(frac(rng) * commit_us)));
+    std::this_thread::sleep_for(
+        std::chrono::microseconds(static_cast<long>(frac(rng) * commit_us)));
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -224,8 +227,9 @@ TEST(CrashTest, KilledRecordNeverCorruptsTheStore) {
   EXPECT_EQ(seen, last_seen);
   EXPECT_GT(killed_midway, rounds / 2) << "most children should die mid-run";
   EXPECT_GT(last_seen, 0) << "some records should have completed";
-  std::printf("crash test: %d rounds, %d killed mid-run, %d whole commits survive, %.0f us per commit\n",
-              rounds, killed_midway, last_seen, commit_us);
+  std::printf(
+      "crash test: %d rounds, %d killed mid-run, %d whole commits survive, %.0f us per commit\n",
+      rounds, killed_midway, last_seen, commit_us);
 }
 
 TEST(CrashTest, ReadersBesideAWriterSeeOnlyWholeCommits) {

@@ -8,12 +8,12 @@
 //     a clean error (exit 2, a message), leaves no corrupt store, and a
 //     record succeeds once there is room again.
 // Also: store records with deep JSON or bytes that are not UTF-8.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -109,7 +109,8 @@ std::string round_capture(const std::string& scratch, int round) {
   for (const auto& e : fs::recursive_directory_iterator(dst + "/cache")) {
     const std::string ext = e.path().extension().string();
     std::string line;
-    if (ext == ".ttir" || ext == ".ttgir") line = "\"ksnap.round\"() {n = " + n + " : i32} : () -> ()\n";
+    if (ext == ".ttir" || ext == ".ttgir")
+      line = "\"ksnap.round\"() {n = " + n + " : i32} : () -> ()\n";
     if (ext == ".llir") line = "@ksnap_round = global i32 " + n + "\n";
     if (ext == ".ptx") line = ".global .u32 ksnap_round_" + n + ";\n";
     if (!line.empty()) std::ofstream(e.path(), std::ios::app) << line;
@@ -118,8 +119,13 @@ std::string round_capture(const std::string& scratch, int round) {
 }
 
 std::vector<std::string> record_args(const std::string& cap, const std::string& db, int n) {
-  return {"record", cap,     "--store", db,  "--repo", "", "--commit", sha_of(n),
-          "--date", std::to_string(1700000000 + n), "--subject", "round " + std::to_string(n), "-q"};
+  return {"record",    cap,
+          "--store",   db,
+          "--repo",    "",
+          "--commit",  sha_of(n),
+          "--date",    std::to_string(1700000000 + n),
+          "--subject", "round " + std::to_string(n),
+          "-q"};
 }
 
 /// Every commit in the store loads, and its stages normalize like the
@@ -204,7 +210,8 @@ TEST(StoreRobustness, KilledBinaryNeverCorruptsTheStore) {
   // before it exited may be there too (whole, as checked above).
   auto s = Store::open(db);
   ASSERT_TRUE(s);
-  for (int n : finished) EXPECT_TRUE(s->load(sha_of(n))) << "round " << n << " finished but is missing";
+  for (int n : finished)
+    EXPECT_TRUE(s->load(sha_of(n))) << "round " << n << " finished but is missing";
   EXPECT_TRUE(s->load(sha_of(99)));
   EXPECT_GE(count, completed + 1);
   EXPECT_LE(count, rounds + 1);
@@ -283,11 +290,13 @@ TEST(StoreRobustness, FullDiskGivesACleanErrorAndNoCorruptStore) {
 }
 
 TEST(StoreRobustness, RecordsWithDeepJsonOrBadBytesDecodeCleanly) {
-  const std::string deep = "{\"kernel\": " + std::string(50000, '[') + std::string(50000, ']') + "}";
+  const std::string deep =
+      "{\"kernel\": " + std::string(50000, '[') + std::string(50000, ']') + "}";
   auto d = decode_variant(deep, "id", "variant record x");
   ASSERT_FALSE(d);
   EXPECT_EQ(d.status().code(), ErrorCode::kCorrupt);
-  EXPECT_NE(d.status().message().find("nested deeper"), std::string::npos) << d.status().to_string();
+  EXPECT_NE(d.status().message().find("nested deeper"), std::string::npos)
+      << d.status().to_string();
   // Found by store_record_fuzz: a float where an integer is kept was cast
   // out of range (undefined behavior) by the JSON library.
   build::Variant ok;

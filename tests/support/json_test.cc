@@ -23,7 +23,8 @@ TEST(Json, ParseErrorsAreLocated) {
       {"bad_token", "{\n  \"a\": tru\n}", 2, 11, "syntax error"},
       {"invalid_utf8_in_string", "[\"ok\", \"a\xff\"]", 1, 10, "syntax error"},
       {"number_overflow", "[1e400]", 1, 6, "number overflow"},
-      {"deep_arrays", std::string("\n").append(nested(50000)), 2, kMaxDepth + 1, "nested deeper than 100"},
+      {"deep_arrays", std::string("\n").append(nested(50000)), 2, kMaxDepth + 1,
+       "nested deeper than 100"},
       {"deep_objects", "{\"a\":" + std::string(300, '{'), 1, 6 + kMaxDepth - 1, "nested deeper"},
       {"deep_but_unclosed_string_ignored", "[\"[[[[", 1, 7, "missing closing quote"},
   };
@@ -44,7 +45,7 @@ TEST(Json, DepthLimitIsInclusiveAndStringsDoNotCount) {
   EXPECT_TRUE(parse(nested(kMaxDepth), "x"));
   EXPECT_FALSE(parse(nested(kMaxDepth + 1), "x"));
   EXPECT_TRUE(parse("[\"" + std::string(5000, '[') + "\"]", "x"));
-  EXPECT_TRUE(parse("[\"\\\"[[[[[[\"]", "x", 2));  // an escaped quote does not end the string
+  EXPECT_TRUE(parse("[\"\\\"[[[[[[\"]", "x", 2));        // an escaped quote does not end the string
   EXPECT_TRUE(check_depth("]]]]" + nested(3), "x", 3));  // stray closers never go negative
 }
 
@@ -80,7 +81,8 @@ TEST(Json, TypedReadsGiveLocatedErrors) {
       {"missing_optional", root["build"].read(&s), ""},
       {"nested_wrong_type", root["entries"][1]["kernel"].read(&s),
        "m.json:5:16: parse error: expected string for \"kernel\" in entries[1], got array"},
-      {"nested_missing_is_located_at_parent", root["entries"][0]["cache_dir"].read(&s, Need::kRequired),
+      {"nested_missing_is_located_at_parent",
+       root["entries"][0]["cache_dir"].read(&s, Need::kRequired),
        "m.json:4:5: parse error: missing \"cache_dir\" in entries[0] (string)"},
       {"int32_range", root["entries"][1]["line"].read(&i32),
        "m.json:5:31: parse error: expected integer in [-2147483648, 2147483647] for "

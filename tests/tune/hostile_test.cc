@@ -35,10 +35,16 @@ std::string cache_with(const std::string& field, const std::string& value) {
                    {"decision", "winner"},
                    {"median_us", {1.0, 2.0}},
                    {"device",
-                    {{"backend", "cpu"}, {"name", "x"}, {"uuid", "u"}, {"cc", {0, 0}},
-                     {"sm_count", 1}, {"driver", 0}, {"cuda", 0}, {"library", "l"}}}};
-  std::string text = "{\"format\": \"ksnap-tune-cache\", \"version\": 1,\n\"entries\": [\n" +
-                     e.dump() + "]}\n";
+                    {{"backend", "cpu"},
+                     {"name", "x"},
+                     {"uuid", "u"},
+                     {"cc", {0, 0}},
+                     {"sm_count", 1},
+                     {"driver", 0},
+                     {"cuda", 0},
+                     {"library", "l"}}}};
+  std::string text =
+      "{\"format\": \"ksnap-tune-cache\", \"version\": 1,\n\"entries\": [\n" + e.dump() + "]}\n";
   if (field.empty()) return text;
   size_t at = text.find("\"" + field + "\":");
   if (at == std::string::npos) return text;
@@ -83,8 +89,8 @@ TEST(TuneHostile, CacheWithWrongTypesIsALocatedErrorNotAnAbort) {
        "expected integer in [-2147483648, 2147483647]"},
       {"device_string", cache_with("device", "\"gpu\""), ErrorCode::kCorrupt, 3,
        "expected object for \"device\""},
-      {"deep", "{\"format\": \"ksnap-tune-cache\", \"version\": 1, \"entries\": [" + deep(50000) +
-                   "]}",
+      {"deep",
+       "{\"format\": \"ksnap-tune-cache\", \"version\": 1, \"entries\": [" + deep(50000) + "]}",
        ErrorCode::kParseError, 1, "nested deeper"},
       {"invalid_utf8", "{\"format\": \"ksnap-tune-cache\\xff\"}", ErrorCode::kParseError, 1,
        "invalid JSON"},
@@ -195,8 +201,9 @@ TEST(TuneHostile, SamplesFiles) {
     EXPECT_NE(s.status().message().find(c.says), std::string::npos) << s.status().to_string();
   }
   // A shape deep but within the limit, and odd labels: a correct result whose JSON report parses.
-  std::string ok = "{\"configs\": [[\"a\\u0000b\"], {\"k\": [[[1]]]}], \"shapes\": [{\"shape\": " +
-                   deep(90) + ", \"samples_us\": [[2, 2, 2], [1, 1, 1]]}]}";
+  std::string ok =
+      "{\"configs\": [[\"a\\u0000b\"], {\"k\": [[[1]]]}], \"shapes\": [{\"shape\": " + deep(90) +
+      ", \"samples_us\": [[2, 2, 2], [1, 1, 1]]}]}";
   auto s = parse_samples(ok, "ok.json");
   ASSERT_TRUE(s) << s.status().to_string();
   ReplayConfig cfg;
@@ -250,12 +257,14 @@ TEST(TuneHostile, CapturePathsStayInside) {
   manifest("OUT");
   r = load_capture_kernel(top + "/cap", "k", /*read_cubins=*/false);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.status().message().find("symbolic link"), std::string::npos) << r.status().to_string();
+  EXPECT_NE(r.status().message().find("symbolic link"), std::string::npos)
+      << r.status().to_string();
   manifest("H");
   fs::create_symlink(top + "/outside/k.cubin", top + "/cap/cache/H/k.cubin");
   r = load_capture_kernel(top + "/cap", "k");
   ASSERT_FALSE(r);
-  EXPECT_NE(r.status().message().find("symbolic link"), std::string::npos) << r.status().to_string();
+  EXPECT_NE(r.status().message().find("symbolic link"), std::string::npos)
+      << r.status().to_string();
   EXPECT_TRUE(load_capture_kernel(top + "/cap", "k", /*read_cubins=*/false));
   fs::remove_all(top);
 }

@@ -62,8 +62,7 @@ class Document;
 /// fail with a located error instead of throwing. Valid while its Document is.
 class Node {
  public:
-  Node(const Document* doc, const Value* v, Path path)
-      : doc_(doc), v_(v), path_(std::move(path)) {}
+  Node(const Document* doc, const Value* v, Path path) : doc_(doc), v_(v), path_(std::move(path)) {}
 
   bool present() const { return v_ != nullptr; }
   /// The value; only when present().

@@ -52,7 +52,7 @@ class PathGuard {
   Status check_kind(std::string_view rel, mode_t mode, Kind kind) const;
 
   std::string root_;
-  std::string real_root_;                  ///< realpath(root), "" when it does not resolve
+  std::string real_root_;                 ///< realpath(root), "" when it does not resolve
   std::unordered_set<std::string> dirs_;  ///< prefixes known to be real folders (not links)
 };
 
