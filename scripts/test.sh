@@ -2,9 +2,11 @@
 # The README's second command: build, then run every test suite.
 #   - C++ unit and golden CLI tests (gtest via ctest)
 #   - Python tests of the Triton capture plugin and the PR-workflow scripts (pytest)
-#   - a short libFuzzer run of every parser target
+#   - the C++ unit and CLI tests again under ASan+UBSan (scripts/sanitize.sh)
+#   - a short libFuzzer run of every parser target (fuzz/run.sh)
 #   - the HTML report in headless Chromium
-# Set KSNAP_FUZZ_SECONDS (default 20 per target) to fuzz longer.
+# Set KSNAP_FUZZ_SECONDS (default 20 per target) to fuzz longer, and
+# KSNAP_SANITIZE_TESTS=0 to skip the sanitizer build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh   # the quick start installs only what building needs
@@ -17,6 +19,10 @@ ctest --test-dir build -j"$(nproc)" --output-on-failure
 if [ -d python/tests ]; then
   echo "== pytest python/tests"
   /usr/bin/python3 -m pytest -q python/tests
+fi
+if [ "${KSNAP_SANITIZE_TESTS:-1}" = 1 ]; then
+  echo "== ctest under ASan+UBSan (build-asan)"
+  bash scripts/sanitize.sh
 fi
 if [ -x fuzz/run.sh ] || [ -f fuzz/run.sh ]; then
   echo "== fuzz (${KSNAP_FUZZ_SECONDS:-20} s per target)"

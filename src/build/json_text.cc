@@ -2,71 +2,50 @@
 
 #include <map>
 
-#include "ksnap/support/file.h"
-
 namespace ksnap::build {
 
-std::string python_json(const nlohmann::json& v) {
-  if (v.is_object()) {
-    std::map<std::string, const nlohmann::json*> sorted;
-    for (auto it = v.begin(); it != v.end(); ++it) sorted[it.key()] = &it.value();
-    std::string out = "{";
-    bool first = true;
-    for (const auto& [k, val] : sorted) {
-      if (!first) out += ", ";
-      first = false;
-      out += nlohmann::json(k).dump();
-      out += ": ";
-      out += python_json(*val);
-    }
-    return out + "}";
-  }
-  if (v.is_array()) {
-    std::string out = "[";
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (i) out += ", ";
-      out += python_json(v[i]);
-    }
-    return out + "]";
-  }
-  // Scalars: nlohmann spells them as Python does (integral floats as "1.0").
-  return v.dump();
+namespace {
+
+std::string scalar_text(const json::Value& v) {
+  // nlohmann spells scalars as Python does (integral floats as "1.0"); parsed
+  // strings are valid UTF-8, and `replace` keeps any other from throwing.
+  return v.dump(-1, ' ', false, json::Value::error_handler_t::replace);
 }
 
-Expected<nlohmann::json> parse_json(std::string_view text, const std::string& file) {
-  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr,
-                                           /*allow_exceptions=*/false);
-  if (!j.is_discarded()) return j;
-  // Find where it failed: parse with a callback-free SAX that records the offset.
-  struct Sax : nlohmann::json_sax<nlohmann::json> {
-    size_t pos = 0;
-    std::string msg;
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return true; }
-    bool key(string_t&) override { return true; }
-    bool end_object() override { return true; }
-    bool start_array(std::size_t) override { return true; }
-    bool end_array() override { return true; }
-    bool parse_error(std::size_t position, const std::string&,
-                     const nlohmann::detail::exception& ex) override {
-      pos = position;
-      msg = ex.what();
-      return false;
+void append_python_json(const json::Value& v, int depth, std::string* out) {
+  if (depth > json::kMaxDepth) {
+    *out += "null";
+  } else if (v.is_object()) {
+    std::map<std::string, const json::Value*> sorted;
+    for (auto it = v.begin(); it != v.end(); ++it) sorted[it.key()] = &it.value();
+    *out += '{';
+    bool first = true;
+    for (const auto& [k, val] : sorted) {
+      if (!first) *out += ", ";
+      first = false;
+      *out += scalar_text(json::Value(k));
+      *out += ": ";
+      append_python_json(*val, depth + 1, out);
     }
-  } sax;
-  nlohmann::json::sax_parse(text.begin(), text.end(), &sax);
-  size_t off = sax.pos > 0 ? sax.pos - 1 : 0;
-  std::string why = sax.msg;
-  size_t colon = why.find("syntax error");
-  if (colon != std::string::npos) why = why.substr(colon);
-  if (why.empty()) why = "not valid JSON";
-  return make_error(ErrorCode::kParseError, "invalid JSON: " + why, location_in(text, off, file));
+    *out += '}';
+  } else if (v.is_array()) {
+    *out += '[';
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i) *out += ", ";
+      append_python_json(v[i], depth + 1, out);
+    }
+    *out += ']';
+  } else {
+    *out += scalar_text(v);
+  }
+}
+
+}  // namespace
+
+std::string python_json(const json::Value& v) {
+  std::string out;
+  append_python_json(v, 0, &out);
+  return out;
 }
 
 uint32_t line_of(std::string_view text, std::string_view needle) {

@@ -1,23 +1,26 @@
-// Internal: JSON helpers shared by the build loaders.
+// Internal: JSON spelling shared by the build loaders.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
-#include "ksnap/support/status.h"
+#include "ksnap/support/json.h"
 
 namespace ksnap::build {
 
 /// JSON text of `v` spelled as Python's json.dumps(sort_keys=True) would:
-/// ", " and ": " separators, sorted object keys.
-std::string python_json(const nlohmann::json& v);
+/// ", " and ": " separators, sorted object keys. `v` comes from
+/// json::parse, so it nests at most json::kMaxDepth levels; deeper values
+/// (never produced by the parser) are spelled `null` rather than recursed into.
+std::string python_json(const json::Value& v);
 
-/// Parses `text` (from file `file`) as JSON; a syntax error becomes
-/// kParseError with the file, line and column of the byte where it failed.
-Expected<nlohmann::json> parse_json(std::string_view text, const std::string& file);
+/// json::parse (depth-limited, located syntax errors), for readers that
+/// still walk the tree themselves (unstable.json).
+inline Expected<json::Value> parse_json(std::string_view text, const std::string& file) {
+  return json::parse(text, file);
+}
 
 /// 1-based line of the first occurrence of `needle` in `text` (0 if absent):
-/// locates a manifest entry for error messages.
+/// locates an entry for error messages where no json::Node is at hand.
 uint32_t line_of(std::string_view text, std::string_view needle);
 
 }  // namespace ksnap::build

@@ -1,142 +1,180 @@
 // Loads a ksnap capture folder: manifest.json beside Triton's cache/ folder
 // (docs/capture-format.md). Manifests written before the format field
 // existed (the shared corpus) load as format_version 0.
-#include <dirent.h>
-
+//
+// The manifest is untrusted (docs/hostile-input.md): every field is type
+// checked with a located error, and every path it names (cache_dir, stage
+// paths, `<kernel>.json`) is confined to the capture folder by a PathGuard.
 #include "build/json_text.h"
 #include "build/metadata.h"
 #include "ksnap/build/build.h"
 #include "ksnap/build/unstable.h"
+#include "ksnap/support/path_guard.h"
 
 namespace ksnap::build {
 
 namespace {
 
-std::string value_text(const nlohmann::json& v) { return python_json(v); }
+/// `what` about manifest entry `index`, located at `at`; `code` from a guard.
+Status entry_error(const json::Node& at, size_t index, const std::string& what,
+                   ErrorCode code = ErrorCode::kParseError) {
+  return at.error("manifest entry " + std::to_string(index) + ": " + what, code);
+}
 
-Status entry_error(const std::string& file, std::string_view text, size_t index,
-                   std::string_view needle, const std::string& what) {
-  uint32_t line = needle.empty() ? 0 : line_of(text, needle);
-  return make_error(ErrorCode::kParseError,
-                    "manifest entry " + std::to_string(index) + ": " + what,
-                    SourceLocation{file, line, 0});
+/// A guarded path's error, told about entry `index` at `at`.
+Status path_error(const json::Node& at, size_t index, const Status& s) {
+  return entry_error(at, index, s.message(), s.code());
+}
+
+/// Reads one manifest entry (everything but the files it names).
+Status read_entry_fields(const json::Node& e, Variant* v) {
+  using json::Need;
+  KSNAP_RETURN_IF_ERROR(e.expect_object(Need::kRequired));
+  KSNAP_RETURN_IF_ERROR(e["kernel"].read(&v->kernel, Need::kRequired));
+  KSNAP_RETURN_IF_ERROR(e["key"].read(&v->key));
+  if (!v->key.empty()) {
+    size_t close = v->key.find("]{");
+    v->signature = close == std::string::npos ? v->key : v->key.substr(0, close + 1);
+  }
+  for (const char* field : {"constexprs", "options"}) {
+    json::Node obj = e[field];
+    KSNAP_RETURN_IF_ERROR(obj.expect_object());
+    if (!obj.is_object()) continue;
+    auto& dst = std::string(field) == "constexprs" ? v->constexprs : v->options;
+    for (auto it = obj.value().begin(); it != obj.value().end(); ++it)
+      dst[it.key()] = python_json(it.value());
+  }
+  KSNAP_RETURN_IF_ERROR(e["qualname"].read(&v->qualname));
+  KSNAP_RETURN_IF_ERROR(e["source_file"].read(&v->source_file));
+  KSNAP_RETURN_IF_ERROR(e["source_line"].read(&v->source_line));
+  json::Node bm = e["benchmark"];
+  if (bm.is_string()) {
+    KSNAP_RETURN_IF_ERROR(bm.read(&v->benchmark_script));
+  } else {
+    KSNAP_RETURN_IF_ERROR(bm.expect_object());
+    KSNAP_RETURN_IF_ERROR(bm["script"].read(&v->benchmark_script));
+    KSNAP_RETURN_IF_ERROR(bm["points"].expect_array());
+    for (size_t i = 0; i < bm["points"].size(); ++i) {
+      const json::Value& p = bm["points"][i].value();
+      v->benchmark_points.push_back(p.is_string() ? p.get<std::string>() : python_json(p));
+    }
+  }
+  for (const char* r : {"n_regs", "n_spills", "shared", "n_max_threads"}) {
+    int64_t n = 0;
+    KSNAP_RETURN_IF_ERROR(e[r].read(&n));
+    if (e[r].present() && !e[r].value().is_null()) v->resources[r] = n;
+  }
+  return e["cache_dir"].read(&v->cache_dir, Need::kRequired);
+}
+
+/// Finds the variant's files: the manifest's "stages" when given, else
+/// `<kernel>.<stage>` in its cache folder; then its `<kernel>.json`.
+Status read_entry_files(const json::Node& e, size_t index, PathGuard& guard, Variant* v) {
+  // Triton names each folder by a hash: one plain name, never a path.
+  const std::string& cd = v->cache_dir;
+  if (!is_plain_name(cd))
+    return entry_error(e["cache_dir"], index,
+                       "\"cache_dir\" " + json::dump(json::text(cd)) +
+                           " is not one folder name under cache/",
+                       ErrorCode::kInvalidArgument);
+  const std::string vdir = "cache/" + cd;
+  auto vpath = guard.resolve(vdir, PathGuard::kDirectory);
+  if (!vpath) return path_error(e["cache_dir"], index, vpath.status());
+  json::Node stages = e["stages"];
+  KSNAP_RETURN_IF_ERROR(stages.expect_object());
+  if (stages.is_object()) {
+    for (auto it = stages.value().begin(); it != stages.value().end(); ++it) {
+      json::Node s = stages[it.key()];
+      std::string rel;
+      KSNAP_RETURN_IF_ERROR(s.read(&rel, json::Need::kRequired));
+      auto p = guard.resolve(rel, PathGuard::kFile);
+      if (!p) return path_error(s, index, p.status());
+      StageFile f{it.key(), std::move(*p), nullptr};
+      if (stage_rank(f.stage) >= 0) {
+        v->stages.push_back(std::move(f));
+      } else {
+        v->binaries.push_back(std::move(f));
+      }
+    }
+  } else {
+    Status st = collect_stage_files(guard, vdir, v->kernel, v);
+    if (!st.is_ok()) return path_error(e["kernel"], index, st);
+  }
+  v->move_binary_stages();
+  if (v->stages.empty())
+    return entry_error(e["cache_dir"], index,
+                       "no IR stage files for " + v->kernel + " in " + *vpath);
+  sort_stages(v);
+  // "metadata" names the same `<kernel>.json` read below; a path there that
+  // leaves the capture is refused like any other (an absent file is fine).
+  std::string meta_rel;
+  KSNAP_RETURN_IF_ERROR(e["metadata"].read(&meta_rel));
+  if (!meta_rel.empty()) {
+    auto m = guard.resolve(meta_rel, PathGuard::kFile);
+    if (!m && m.status().code() != ErrorCode::kNotFound)
+      return path_error(e["metadata"], index, m.status());
+  }
+  Status st = read_metadata(guard, vdir + "/" + v->kernel + ".json", v);
+  if (!st.is_ok() && st.location().file == guard.root()) return path_error(e["kernel"], index, st);
+  return st;
 }
 
 }  // namespace
 
 Expected<Build> load_capture(const std::string& dir) {
+  using json::Need;
   const std::string manifest_path = dir + "/manifest.json";
   KSNAP_ASSIGN_OR_RETURN(TextBuffer buf, read_text_file(manifest_path));
-  KSNAP_ASSIGN_OR_RETURN(nlohmann::json m, parse_json(buf.view(), manifest_path));
+  KSNAP_ASSIGN_OR_RETURN(json::Document doc, json::Document::parse(buf.view(), manifest_path));
+  json::Node m = doc.root();
   if (!m.is_object())
     return make_error(ErrorCode::kParseError, "manifest is not a JSON object",
                       {manifest_path, 1, 1});
   Build b;
   b.root = dir;
   b.kind = BuildKind::kCapture;
-  if (m.contains("format")) {
-    if (!m["format"].is_string() || m["format"].get<std::string>() != "ksnap-capture")
-      return make_error(ErrorCode::kUnsupported,
-                        "\"format\" is " + m["format"].dump() + ", expected \"ksnap-capture\"",
-                        {manifest_path, line_of(buf.view(), "\"format\""), 0});
-    if (!m.contains("format_version") || !m["format_version"].is_number_integer())
-      return make_error(ErrorCode::kParseError, "\"format_version\" missing or not an integer",
-                        {manifest_path, line_of(buf.view(), "\"format\""), 0});
-    b.format_version = m["format_version"].get<int>();
+  if (m["format"].present()) {
+    std::string format;
+    KSNAP_RETURN_IF_ERROR(m["format"].read(&format, Need::kRequired));
+    if (format != "ksnap-capture")
+      return m["format"].error("\"format\" is " + json::dump(json::text(format)) +
+                                   ", expected \"ksnap-capture\"",
+                               ErrorCode::kUnsupported);
+    KSNAP_RETURN_IF_ERROR(m["format_version"].read(&b.format_version, Need::kRequired));
     if (b.format_version < 1 || b.format_version > kCaptureFormatVersion)
-      return make_error(ErrorCode::kUnsupported,
-                        "capture format_version " + std::to_string(b.format_version) +
-                            " is newer than this ksnap reads (" +
-                            std::to_string(kCaptureFormatVersion) + ")",
-                        {manifest_path, line_of(buf.view(), "\"format_version\""), 0});
+      return m["format_version"].error("capture format_version " +
+                                           std::to_string(b.format_version) +
+                                           " is newer than this ksnap reads (" +
+                                           std::to_string(kCaptureFormatVersion) + ")",
+                                       ErrorCode::kUnsupported);
   }
   std::string base = dir;
   size_t slash = base.find_last_not_of('/');
   base = base.substr(0, slash + 1);
   b.name = base.substr(base.rfind('/') + 1);
-  if (m.contains("build") && m["build"].is_string()) b.name = m["build"].get<std::string>();
-  if (m.contains("triton_version") && m["triton_version"].is_string())
-    b.triton_version = m["triton_version"].get<std::string>();
-  if (m.contains("arch") && m["arch"].is_string()) b.arch = m["arch"].get<std::string>();
-  if (!m.contains("entries") || !m["entries"].is_array())
+  KSNAP_RETURN_IF_ERROR(m["build"].read(&b.name));
+  KSNAP_RETURN_IF_ERROR(m["triton_version"].read(&b.triton_version));
+  KSNAP_RETURN_IF_ERROR(m["arch"].read(&b.arch));
+  json::Node entries = m["entries"];
+  if (!entries.is_array())
     return make_error(ErrorCode::kParseError, "manifest has no \"entries\" array",
                       {manifest_path, 1, 1});
 
-  size_t index = 0;
-  for (const nlohmann::json& e : m["entries"]) {
-    if (!e.is_object())
-      return entry_error(manifest_path, buf.view(), index, "", "not a JSON object");
+  PathGuard guard(dir);
+  for (size_t index = 0; index < entries.size(); ++index) {
+    json::Node e = entries[index];
     Variant v;
-    if (!e.contains("kernel") || !e["kernel"].is_string())
-      return entry_error(manifest_path, buf.view(), index, "", "missing string \"kernel\"");
-    v.kernel = e["kernel"].get<std::string>();
-    if (e.contains("key") && e["key"].is_string()) {
-      v.key = e["key"].get<std::string>();
-      size_t close = v.key.find("]{");
-      v.signature = close == std::string::npos ? v.key : v.key.substr(0, close + 1);
-    }
-    for (const char* field : {"constexprs", "options"}) {
-      if (!e.contains(field)) continue;
-      if (!e[field].is_object())
-        return entry_error(manifest_path, buf.view(), index, "",
-                           std::string("\"") + field + "\" is not an object");
-      auto& dst = std::string(field) == "constexprs" ? v.constexprs : v.options;
-      for (auto it = e[field].begin(); it != e[field].end(); ++it)
-        dst[it.key()] = value_text(it.value());
-    }
-    if (e.contains("qualname") && e["qualname"].is_string())
-      v.qualname = e["qualname"].get<std::string>();
-    if (e.contains("source_file") && e["source_file"].is_string())
-      v.source_file = e["source_file"].get<std::string>();
-    if (e.contains("source_line") && e["source_line"].is_number_integer())
-      v.source_line = e["source_line"].get<int32_t>();
-    if (e.contains("benchmark")) {
-      const auto& bm = e["benchmark"];
-      if (bm.is_string()) v.benchmark_script = bm.get<std::string>();
-      if (bm.is_object()) {
-        if (bm.contains("script") && bm["script"].is_string())
-          v.benchmark_script = bm["script"].get<std::string>();
-        if (bm.contains("points") && bm["points"].is_array())
-          for (const auto& p : bm["points"])
-            v.benchmark_points.push_back(p.is_string() ? p.get<std::string>() : python_json(p));
-      }
-    }
-    for (const char* r : {"n_regs", "n_spills", "shared", "n_max_threads"}) {
-      if (e.contains(r) && e[r].is_number_integer()) v.resources[r] = e[r].get<int64_t>();
-    }
-    if (!e.contains("cache_dir") || !e["cache_dir"].is_string())
-      return entry_error(manifest_path, buf.view(), index, "\"kernel\": \"" + v.kernel,
-                         "missing string \"cache_dir\"");
-    v.cache_dir = e["cache_dir"].get<std::string>();
-    const std::string vdir = dir + "/cache/" + v.cache_dir;
-    if (!is_directory(vdir))
-      return entry_error(manifest_path, buf.view(), index, v.cache_dir,
-                         "cache folder " + vdir + " does not exist");
-    if (e.contains("stages") && e["stages"].is_object()) {
-      for (auto it = e["stages"].begin(); it != e["stages"].end(); ++it) {
-        if (!it.value().is_string()) continue;
-        StageFile f{it.key(), dir + "/" + it.value().get<std::string>(), nullptr};
-        if (!is_regular_file(f.path))
-          return entry_error(manifest_path, buf.view(), index, it.value().get<std::string>(),
-                             "stage file " + f.path + " does not exist");
-        if (stage_rank(f.stage) >= 0) v.stages.push_back(f);
-        else v.binaries.push_back(f);
-      }
-    } else {
-      collect_stage_files(vdir, v.kernel, &v);
-    }
-    v.move_binary_stages();
-    if (v.stages.empty())
-      return entry_error(manifest_path, buf.view(), index, v.cache_dir,
-                         "no IR stage files for " + v.kernel + " in " + vdir);
-    sort_stages(&v);
-    KSNAP_RETURN_IF_ERROR(read_metadata(vdir + "/" + v.kernel + ".json", &v));
+    KSNAP_RETURN_IF_ERROR(read_entry_fields(e, &v));
+    KSNAP_RETURN_IF_ERROR(read_entry_files(e, index, guard, &v));
     b.variants.push_back(std::move(v));
-    ++index;
   }
   // Compiler nondeterminism found by `ksnap capture --repeat` (unstable.h).
-  if (is_regular_file(dir + "/unstable.json")) {
-    KSNAP_ASSIGN_OR_RETURN(UnstableReport u, read_unstable(dir + "/unstable.json"));
+  // Confined like every file of the capture: a link out of it is an error.
+  auto unstable = guard.resolve("unstable.json", PathGuard::kFile);
+  if (!unstable && unstable.status().code() != ErrorCode::kNotFound)
+    return make_error(unstable.status().code(), unstable.status().message(), {dir, 0, 0});
+  if (unstable) {
+    KSNAP_ASSIGN_OR_RETURN(UnstableReport u, read_unstable(*unstable));
     mark_unstable(u, UnstableMatch::kSameCapture, &b);
   }
   return b;

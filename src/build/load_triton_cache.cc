@@ -2,13 +2,15 @@
 // holding `<kernel>.json` metadata is one variant. Constexprs are unknown, so
 // the variant's options are its recorded num_warps / num_stages / num_ctas and
 // pairing falls back to metadata and IR similarity (marked "inferred").
+// Every folder and file is confined to the cache folder (PathGuard): a link
+// that leads out of it is an error.
 #include <dirent.h>
 
 #include <algorithm>
 
-#include "build/json_text.h"
 #include "build/metadata.h"
 #include "ksnap/build/build.h"
+#include "ksnap/support/path_guard.h"
 
 namespace ksnap::build {
 
@@ -41,18 +43,20 @@ Expected<Build> load_triton_cache(const std::string& path) {
   b.kind = BuildKind::kTritonCache;
   std::string trimmed = path.substr(0, path.find_last_not_of('/') + 1);
   b.name = trimmed.substr(trimmed.rfind('/') + 1);
+  PathGuard guard(dir);
   for (const std::string& h : list_dir(dir)) {
-    const std::string vdir = dir + "/" + h;
-    if (!is_directory(vdir)) continue;
-    for (const std::string& f : list_dir(vdir)) {
+    if (!is_directory(dir + "/" + h)) continue;  // a file or a dangling link: not a variant
+    auto vdir = guard.resolve(h, PathGuard::kDirectory);
+    if (!vdir) return make_error(vdir.status().code(), vdir.status().message(), {dir, 0, 0});
+    for (const std::string& f : list_dir(*vdir)) {
       if (!ends_with(f, ".json") || f.rfind("__grp__", 0) == 0) continue;
       std::string kernel = f.substr(0, f.size() - 5);
       Variant v;
       v.kernel = kernel;
       v.cache_dir = h;
       v.constexprs_known = false;
-      KSNAP_RETURN_IF_ERROR(read_metadata(vdir + "/" + f, &v));
-      collect_stage_files(vdir, kernel, &v);
+      KSNAP_RETURN_IF_ERROR(read_metadata(guard, h + "/" + f, &v));
+      KSNAP_RETURN_IF_ERROR(collect_stage_files(guard, h, kernel, &v));
       v.move_binary_stages();
       if (v.stages.empty()) continue;  // metadata of a non-kernel artifact
       sort_stages(&v);

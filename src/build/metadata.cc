@@ -6,15 +6,28 @@
 
 namespace ksnap::build {
 
-void collect_stage_files(const std::string& vdir, const std::string& kernel, Variant* v) {
-  for (const char* s : kKnownStages) {
-    std::string p = vdir + "/" + kernel + "." + s;
-    if (is_regular_file(p)) v->stages.push_back(StageFile{s, p, nullptr});
-  }
-  for (const char* s : kBinaryStages) {
-    std::string p = vdir + "/" + kernel + "." + s;
-    if (is_regular_file(p)) v->binaries.push_back(StageFile{s, p, nullptr});
-  }
+namespace {
+
+/// The guarded path of `rel`, "" when nothing is there; other errors pass.
+Expected<std::string> existing_file(PathGuard& guard, const std::string& rel) {
+  auto p = guard.resolve(rel, PathGuard::kFile);
+  if (!p && p.status().code() == ErrorCode::kNotFound) return std::string();
+  if (!p) return make_error(p.status().code(), p.status().message(), {guard.root(), 0, 0});
+  return p;
+}
+
+}  // namespace
+
+Status collect_stage_files(PathGuard& guard, const std::string& vdir, const std::string& kernel,
+                           Variant* v) {
+  auto add = [&](const char* stage, std::vector<StageFile>* to) -> Status {
+    KSNAP_ASSIGN_OR_RETURN(std::string p, existing_file(guard, vdir + "/" + kernel + "." + stage));
+    if (!p.empty()) to->push_back(StageFile{stage, std::move(p), nullptr});
+    return Status::ok();
+  };
+  for (const char* s : kKnownStages) KSNAP_RETURN_IF_ERROR(add(s, &v->stages));
+  for (const char* s : kBinaryStages) KSNAP_RETURN_IF_ERROR(add(s, &v->binaries));
+  return Status::ok();
 }
 
 void sort_stages(Variant* v) {
@@ -23,25 +36,27 @@ void sort_stages(Variant* v) {
   });
 }
 
-Status read_metadata(const std::string& path, Variant* v) {
-  if (!is_regular_file(path)) return Status::ok();
+Status read_metadata(PathGuard& guard, const std::string& rel, Variant* v) {
+  KSNAP_ASSIGN_OR_RETURN(std::string path, existing_file(guard, rel));
+  if (path.empty()) return Status::ok();
   KSNAP_ASSIGN_OR_RETURN(TextBuffer buf, read_text_file(path));
-  KSNAP_ASSIGN_OR_RETURN(nlohmann::json j, parse_json(buf.view(), path));
-  if (!j.is_object())
-    return make_error(ErrorCode::kParseError, "Triton metadata is not a JSON object", {path, 1, 1});
+  KSNAP_ASSIGN_OR_RETURN(json::Document doc, json::Document::parse(buf.view(), path));
+  json::Node root = doc.root();
+  KSNAP_RETURN_IF_ERROR(root.expect_object(json::Need::kRequired));
   // Fields that identify a build machine or a cache entry, not a compile option.
   static const char* const kSkip[] = {"hash", "extern_libs", "name", "tensordesc_meta"};
-  for (auto it = j.begin(); it != j.end(); ++it) {
+  for (auto it = root.value().begin(); it != root.value().end(); ++it) {
     const std::string& k = it.key();
     if (std::find(std::begin(kSkip), std::end(kSkip), k) != std::end(kSkip)) continue;
-    const auto& val = it.value();
     if (k == "shared" || k == "tmem_size" || k == "global_scratch_size" ||
         k == "profile_scratch_size") {
-      if (val.is_number_integer() && !v->resources.count(k)) v->resources[k] = val.get<int64_t>();
+      int64_t n = 0;
+      KSNAP_RETURN_IF_ERROR(root[k].read(&n));
+      if (!it.value().is_null() && !v->resources.count(k)) v->resources[k] = n;
       continue;
     }
     if (k == "global_scratch_align" || k == "profile_scratch_align") continue;
-    v->compile_options[k] = python_json(val);
+    v->compile_options[k] = python_json(it.value());
   }
   return Status::ok();
 }

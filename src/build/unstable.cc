@@ -111,7 +111,7 @@ std::string unstable_json(const UnstableReport& r, bool compact) {
     un.push_back(e);
   }
   root["unpaired"] = un;
-  return root.dump(compact ? -1 : 1, ' ', false, json::error_handler_t::replace) + "\n";
+  return ksnap::json::dump(std::move(root), compact ? -1 : 1) + "\n";  // bytes as \xNN
 }
 
 Expected<UnstableReport> read_unstable(const std::string& path) {

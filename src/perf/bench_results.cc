@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <unordered_map>
 
 namespace ksnap::perf {
@@ -58,20 +59,33 @@ std::string normalize_param_value(std::string_view value) {
   if (value.empty() || res.ec != std::errc() || res.ptr != end || !std::isfinite(d)) {
     return std::string(value);
   }
-  if (d == std::floor(d) && std::fabs(d) < 9.0e15) {
+  auto integral = [](double x) { return x == std::floor(x) && std::fabs(x) < 9.0e15; };
+  auto integer_text = [](double x) {
     char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.0f", d);
-    return std::string(buf[0] == '-' && d == 0 ? "0" : buf);
-  }
+    std::snprintf(buf, sizeof(buf), "%.0f", x);
+    return std::string(buf[0] == '-' && x == 0 ? "0" : buf);
+  };
+  if (integral(d)) return integer_text(d);
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.15g", d);
+  // Idempotent: 1111111111111111.4 rounds to "1.11111111111111e+15", which
+  // is the integer 1111111111111110 and must be spelled as one already
+  // (found by bench_fuzz: labels that did not parse back to themselves).
+  double r = d;
+  std::from_chars(buf, buf + std::strlen(buf), r);
+  if (integral(r)) return integer_text(r);
   return buf;
 }
 
 Expected<ParamList> canonical_params(std::vector<std::pair<std::string, std::string>> raw) {
   ParamList out;
   out.reserve(raw.size());
-  for (auto& [k, v] : raw) out.emplace_back(std::string(trim(k)), normalize_param_value(v));
+  for (auto& [k, v] : raw) {
+    // A blank name (a header cell of spaces) would make a label that
+    // parse_point_label cannot read back.
+    if (trim(k).empty()) return make_error(ErrorCode::kInvalidArgument, "parameter without a name");
+    out.emplace_back(std::string(trim(k)), normalize_param_value(v));
+  }
   std::sort(out.begin(), out.end());
   for (size_t i = 1; i < out.size(); ++i) {
     if (out[i].first == out[i - 1].first) {

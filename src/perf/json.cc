@@ -121,7 +121,7 @@ class JsonParser {
       if (i_ >= text_.size() || text_[i_] != ':') return error("expected ':' after an object key");
       ++i_;
       KSNAP_ASSIGN_OR_RETURN(JsonValue member, value(depth + 1));
-      v.members.emplace_back(std::move(key), std::move(member));
+      v.members.push_back(JsonMember{std::move(key), std::move(member)});
       skip_space();
       if (i_ < text_.size() && text_[i_] == ',') {
         ++i_;

@@ -66,7 +66,7 @@ Expected<Layout> detect_layout(const std::vector<CsvRow>& rows, const std::strin
   const std::vector<std::string>& header = rows[0].fields;
   std::set<std::string> names;
   for (size_t c = 0; c < header.size(); ++c) {
-    if (header[c].empty()) {
+    if (header[c].find_first_not_of(" \t\r") == std::string::npos) {  // empty or blank
       return make_error(ErrorCode::kParseError,
                         "header column " + std::to_string(c + 1) + " has no name",
                         SourceLocation{file, rows[0].line, 0});

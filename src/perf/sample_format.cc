@@ -205,7 +205,10 @@ Status json_point(const JsonValue& obj, const std::string& file, const SampleFor
   }
   RawPoint raw;
   raw.where = where;
-  for (const auto& [key, v] : obj.members) {
+  for (const JsonMember& member : obj.members) {
+    // Named references, not a structured binding: lambdas capture them (clang 14).
+    const std::string& key = member.key;
+    const JsonValue& v = member.value;
     SourceLocation at{file, v.line, 0};
     auto want_string = [&](std::string& dst) -> Status {
       if (!v.is_string()) return error_at(at, "'" + key + "' must be a string");

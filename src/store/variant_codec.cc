@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ksnap/support/hash.h"
+#include "ksnap/support/json.h"
 
 namespace ksnap::store {
 
@@ -30,55 +31,90 @@ std::string encode_variant(const build::Variant& v, const std::vector<StoredStag
   for (const StoredStage& s : stages)
     st.push_back({{"stage", s.stage}, {"blob", s.blob}, {"path", s.path}});
   j["stages"] = st;
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return ksnap::json::dump(std::move(j));
 }
 
 namespace {
 
+// Typed reads of a record's fields (every field required): a wrong type is
+// an error, never an exception or a float-to-integer cast out of range.
+using ksnap::json::Need;
+using ksnap::json::Node;
+
 template <typename T>
-bool get_field(const json& j, const char* name, T* out) {
-  auto it = j.find(name);
-  if (it == j.end()) return false;
-  try {
-    *out = it->get<T>();
-  } catch (const json::exception&) {
-    return false;
+Status field(const Node& j, const char* name, T* out) {
+  return j[name].read(out, Need::kRequired);
+}
+
+Status field(const Node& j, const char* name, std::map<std::string, std::string>* out) {
+  Node o = j[name];
+  KSNAP_RETURN_IF_ERROR(o.expect_object(Need::kRequired));
+  for (auto it = o.value().begin(); it != o.value().end(); ++it)
+    KSNAP_RETURN_IF_ERROR(o[it.key()].read(&(*out)[it.key()], Need::kRequired));
+  return Status::ok();
+}
+
+Status field(const Node& j, const char* name, std::map<std::string, int64_t>* out) {
+  Node o = j[name];
+  KSNAP_RETURN_IF_ERROR(o.expect_object(Need::kRequired));
+  for (auto it = o.value().begin(); it != o.value().end(); ++it)
+    KSNAP_RETURN_IF_ERROR(o[it.key()].read(&(*out)[it.key()], Need::kRequired));
+  return Status::ok();
+}
+
+Status field(const Node& j, const char* name, std::vector<std::string>* out) {
+  Node a = j[name];
+  KSNAP_RETURN_IF_ERROR(a.expect_array(Need::kRequired));
+  out->resize(a.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    KSNAP_RETURN_IF_ERROR(a[i].read(&(*out)[i], Need::kRequired));
+  return Status::ok();
+}
+
+Status read_record(const Node& j, StoredVariant* sv) {
+  build::Variant& v = sv->meta;
+  KSNAP_RETURN_IF_ERROR(j.expect_object(Need::kRequired));
+  for (auto [name, dst] : {std::pair{"kernel", &v.kernel}, std::pair{"qualname", &v.qualname},
+                           std::pair{"key", &v.key}, std::pair{"signature", &v.signature},
+                           std::pair{"cache_dir", &v.cache_dir},
+                           std::pair{"source_file", &v.source_file},
+                           std::pair{"benchmark_script", &v.benchmark_script}})
+    KSNAP_RETURN_IF_ERROR(field(j, name, dst));
+  for (auto [name, dst] : {std::pair{"constexprs", &v.constexprs},
+                           std::pair{"options", &v.options},
+                           std::pair{"compile_options", &v.compile_options}})
+    KSNAP_RETURN_IF_ERROR(field(j, name, dst));
+  KSNAP_RETURN_IF_ERROR(field(j, "constexprs_known", &v.constexprs_known));
+  KSNAP_RETURN_IF_ERROR(field(j, "resources", &v.resources));
+  KSNAP_RETURN_IF_ERROR(field(j, "source_line", &v.source_line));
+  KSNAP_RETURN_IF_ERROR(field(j, "benchmark_points", &v.benchmark_points));
+  Node st = j["stages"];
+  KSNAP_RETURN_IF_ERROR(st.expect_array(Need::kRequired));
+  for (size_t i = 0; i < st.size(); ++i) {
+    StoredStage x;
+    KSNAP_RETURN_IF_ERROR(st[i].expect_object(Need::kRequired));
+    KSNAP_RETURN_IF_ERROR(field(st[i], "stage", &x.stage));
+    KSNAP_RETURN_IF_ERROR(field(st[i], "blob", &x.blob));
+    KSNAP_RETURN_IF_ERROR(field(st[i], "path", &x.path));
+    sv->stages.push_back(std::move(x));
   }
-  return true;
+  return Status::ok();
 }
 
 }  // namespace
 
 Expected<StoredVariant> decode_variant(const std::string& json_text, const std::string& id,
                                        const std::string& what) {
-  json j = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   auto bad = [&](const std::string& why) {
     return make_error(ErrorCode::kCorrupt, what + ": " + why);
   };
-  if (!j.is_object()) return bad("variant record is not a JSON object");
+  auto doc = ksnap::json::Document::parse(json_text, what);
+  if (!doc) return bad(doc.status().message());
+  if (!doc->value().is_object()) return bad("variant record is not a JSON object");
   StoredVariant sv;
   sv.record_id = id;
-  build::Variant& v = sv.meta;
-  bool ok = get_field(j, "kernel", &v.kernel) && get_field(j, "qualname", &v.qualname) &&
-            get_field(j, "key", &v.key) && get_field(j, "signature", &v.signature) &&
-            get_field(j, "constexprs", &v.constexprs) && get_field(j, "options", &v.options) &&
-            get_field(j, "constexprs_known", &v.constexprs_known) &&
-            get_field(j, "compile_options", &v.compile_options) &&
-            get_field(j, "cache_dir", &v.cache_dir) && get_field(j, "resources", &v.resources) &&
-            get_field(j, "source_file", &v.source_file) &&
-            get_field(j, "source_line", &v.source_line) &&
-            get_field(j, "benchmark_script", &v.benchmark_script) &&
-            get_field(j, "benchmark_points", &v.benchmark_points);
-  if (!ok) return bad("variant record lacks a field or has one of the wrong type");
-  auto st = j.find("stages");
-  if (st == j.end() || !st->is_array()) return bad("variant record has no \"stages\" array");
-  for (const json& s : *st) {
-    StoredStage x;
-    if (!s.is_object() || !get_field(s, "stage", &x.stage) || !get_field(s, "blob", &x.blob) ||
-        !get_field(s, "path", &x.path))
-      return bad("malformed stage entry in variant record");
-    sv.stages.push_back(std::move(x));
-  }
+  Status st = read_record(doc->root(), &sv);
+  if (!st.is_ok()) return bad(st.message());
   return sv;
 }
 
@@ -91,7 +127,7 @@ std::string tree_text(const std::string& name, const std::string& triton_version
   j["arch"] = arch;
   j["format_version"] = format_version;
   j["variants"] = variant_ids;
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return ksnap::json::dump(std::move(j));
 }
 
 }  // namespace ksnap::store

@@ -6,77 +6,73 @@
 
 #include <cerrno>
 #include <cstring>
-#include <nlohmann/json.hpp>
+#include <utility>
 
 #include "ksnap/support/file.h"
 #include "ksnap/support/hash.h"
-#include "tune/json_util.h"
+#include "ksnap/support/json.h"
 
 namespace ksnap::tune {
 
 namespace {
 
-using nlohmann::json;
-
-json device_json(const DeviceFingerprint& d) {
-  return {{"backend", d.backend},        {"name", d.name},
-          {"uuid", d.uuid},              {"cc", {d.cc_major, d.cc_minor}},
-          {"sm_count", d.sm_count},      {"driver", d.driver_version},
-          {"cuda", d.cuda_version},      {"library", d.library_version}};
+json::Value device_json(const DeviceFingerprint& d) {
+  return {{"backend", d.backend},   {"name", d.name},
+          {"uuid", d.uuid},         {"cc", {d.cc_major, d.cc_minor}},
+          {"sm_count", d.sm_count}, {"driver", d.driver_version},
+          {"cuda", d.cuda_version}, {"library", d.library_version}};
 }
 
-bool parse_hex(const json& j, uint64_t& out) {
-  if (!j.is_string()) return false;
-  const std::string& s = j.get_ref<const std::string&>();
-  if (s.empty() || s.size() > 16) return false;
+/// A 64-bit hash spelled as 1..16 hex digits.
+Status read_hex(const json::Node& entry, const char* key, uint64_t* out) {
+  json::Node n = entry[key];
+  std::string s;
+  KSNAP_RETURN_IF_ERROR(n.read(&s, json::Need::kRequired));
   char* end = nullptr;
   errno = 0;
-  out = std::strtoull(s.c_str(), &end, 16);
-  return errno == 0 && end && *end == '\0';
+  unsigned long long v = std::strtoull(s.c_str(), &end, 16);
+  if (s.empty() || s.size() > 16 || errno != 0 || !end || *end != '\0' ||
+      s.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    return n.error(std::string("expected a hex hash (1 to 16 hex digits) for \"") + key + "\"");
+  *out = v;
+  return Status::ok();
 }
 
-// Reads one entry; false when a field is missing or has the wrong type.
-bool entry_from_json(const json& j, CacheEntry& e) {
-  if (!j.is_object()) return false;
-  auto str = [&](const char* k, std::string& out) {
-    if (!j.contains(k) || !j[k].is_string()) return false;
-    out = j[k].get<std::string>();
-    return true;
-  };
-  if (!j.contains("group") || !parse_hex(j["group"], e.group_hash)) return false;
-  if (!j.contains("choice_hash") || !parse_hex(j["choice_hash"], e.choice_hash)) return false;
-  if (!str("workload", e.workload) || !str("decision", e.decision)) return false;
-  str("group_name", e.group_name);
-  str("choice_name", e.choice_name);
-  if (!j.contains("choice") || !j["choice"].is_number_unsigned()) return false;
-  e.choice = j["choice"].get<size_t>();
-  if (j.contains("median_us") && j["median_us"].is_array())
-    for (const auto& m : j["median_us"])
-      if (m.is_number()) e.median_us.push_back(m.get<double>());
-  if (!j.contains("device") || !j["device"].is_object()) return false;
-  const json& d = j["device"];
-  auto dstr = [&](const char* k, std::string& out) {
-    if (!d.contains(k) || !d[k].is_string()) return false;
-    out = d[k].get<std::string>();
-    return true;
-  };
-  auto dint = [&](const char* k, int& out) {
-    if (!d.contains(k) || !d[k].is_number_integer()) return false;
-    out = d[k].get<int>();
-    return true;
-  };
-  if (!dstr("backend", e.device.backend) || !dstr("name", e.device.name) ||
-      !dstr("uuid", e.device.uuid) || !dstr("library", e.device.library_version))
-    return false;
-  if (!dint("sm_count", e.device.sm_count) || !dint("driver", e.device.driver_version) ||
-      !dint("cuda", e.device.cuda_version))
-    return false;
-  if (!d.contains("cc") || !d["cc"].is_array() || d["cc"].size() != 2 ||
-      !d["cc"][0].is_number_integer() || !d["cc"][1].is_number_integer())
-    return false;
-  e.device.cc_major = d["cc"][0].get<int>();
-  e.device.cc_minor = d["cc"][1].get<int>();
-  return true;
+/// Reads one entry; every field type checked, errors located at the field.
+Status entry_from_json(const json::Node& j, CacheEntry* e) {
+  using json::Need;
+  KSNAP_RETURN_IF_ERROR(j.expect_object(Need::kRequired));
+  KSNAP_RETURN_IF_ERROR(read_hex(j, "group", &e->group_hash));
+  KSNAP_RETURN_IF_ERROR(read_hex(j, "choice_hash", &e->choice_hash));
+  KSNAP_RETURN_IF_ERROR(j["workload"].read(&e->workload, Need::kRequired));
+  KSNAP_RETURN_IF_ERROR(j["decision"].read(&e->decision, Need::kRequired));
+  KSNAP_RETURN_IF_ERROR(j["group_name"].read(&e->group_name));
+  KSNAP_RETURN_IF_ERROR(j["choice_name"].read(&e->choice_name));
+  uint64_t choice = 0;
+  KSNAP_RETURN_IF_ERROR(j["choice"].read(&choice, Need::kRequired));
+  e->choice = static_cast<size_t>(choice);
+  json::Node medians = j["median_us"];
+  KSNAP_RETURN_IF_ERROR(medians.expect_array());
+  for (size_t i = 0; i < medians.size(); ++i) {
+    double m = 0;
+    KSNAP_RETURN_IF_ERROR(medians[i].read(&m, Need::kRequired));
+    e->median_us.push_back(m);
+  }
+  json::Node d = j["device"];
+  KSNAP_RETURN_IF_ERROR(d.expect_object(Need::kRequired));
+  DeviceFingerprint& f = e->device;
+  for (auto [key, field] : {std::pair{"backend", &f.backend}, std::pair{"name", &f.name},
+                            std::pair{"uuid", &f.uuid}, std::pair{"library", &f.library_version}})
+    KSNAP_RETURN_IF_ERROR(d[key].read(field, Need::kRequired));
+  for (auto [key, field] :
+       {std::pair{"sm_count", &f.sm_count}, std::pair{"driver", &f.driver_version},
+        std::pair{"cuda", &f.cuda_version}})
+    KSNAP_RETURN_IF_ERROR(d[key].read(field, Need::kRequired));
+  json::Node cc = d["cc"];
+  KSNAP_RETURN_IF_ERROR(cc.expect_array(Need::kRequired));
+  if (cc.size() != 2) return cc.error("expected [major, minor] for \"cc\"");
+  KSNAP_RETURN_IF_ERROR(cc[0].read(&f.cc_major, Need::kRequired));
+  return cc[1].read(&f.cc_minor, Need::kRequired);
 }
 
 bool same_slot(const CacheEntry& a, const CacheEntry& b) {
@@ -89,8 +85,8 @@ class FileLock {
   explicit FileLock(const std::string& path) {
     fd_ = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) {
-      error_ = make_error(ErrorCode::kIoError, std::string("cannot open lock file: ") +
-                                                   std::strerror(errno),
+      error_ = make_error(ErrorCode::kIoError,
+                          std::string("cannot open lock file: ") + std::strerror(errno),
                           {path + ".lock", 0, 0});
       return;
     }
@@ -117,34 +113,34 @@ class FileLock {
 }  // namespace
 
 Expected<std::vector<CacheEntry>> parse_cache(std::string_view text, const std::string& name) {
-  KSNAP_ASSIGN_OR_RETURN(json j, detail::parse_json(text, name));
-  if (!j.is_object() || j.value("format", "") != "ksnap-tune-cache")
+  KSNAP_ASSIGN_OR_RETURN(json::Document doc, json::Document::parse(text, name));
+  json::Node root = doc.root();
+  std::string format;
+  if (root.is_object()) KSNAP_RETURN_IF_ERROR(root["format"].read(&format));
+  if (format != "ksnap-tune-cache")
     return make_error(ErrorCode::kCorrupt, "not a ksnap tuning cache (\"format\" missing)",
                       {name, 1, 1});
-  if (!j.contains("version") || j["version"] != 1)
-    return detail::json_error(text, name, "\"version\"", "unsupported tuning cache version");
-  if (!j.contains("entries") || !j["entries"].is_array())
-    return detail::json_error(text, name, "", "tuning cache has no \"entries\" array");
+  int64_t version = 0;
+  KSNAP_RETURN_IF_ERROR(root["version"].read(&version, json::Need::kRequired));
+  if (version != 1)
+    return root["version"].error("unsupported tuning cache version " + std::to_string(version));
+  json::Node entries = root["entries"];
+  if (!entries.is_array()) return root.error("tuning cache has no \"entries\" array");
   std::vector<CacheEntry> out;
-  for (size_t i = 0; i < j["entries"].size(); ++i) {
+  for (size_t i = 0; i < entries.size(); ++i) {
     CacheEntry e;
-    if (!entry_from_json(j["entries"][i], e)) {
-      // Locate the i-th entry by its "group" key for the message.
-      size_t at = 0;
-      for (size_t k = 0; k <= i && at != std::string_view::npos; ++k)
-        at = text.find("\"group\"", k ? at + 1 : 0);
-      SourceLocation loc{name, 0, 0};
-      if (at != std::string_view::npos) loc = location_in(text, at, name);
+    Status s = entry_from_json(entries[i], &e);
+    if (!s.is_ok())
       return make_error(ErrorCode::kCorrupt,
-                        "tuning cache entry " + std::to_string(i) + " is malformed", loc);
-    }
+                        "tuning cache entry " + std::to_string(i) + " is malformed: " + s.message(),
+                        s.location());
     out.push_back(std::move(e));
   }
   return out;
 }
 
 std::string serialize_cache(const std::vector<CacheEntry>& entries) {
-  json arr = json::array();
+  json::Value arr = json::Value::array();
   for (const auto& e : entries) {
     arr.push_back({{"group", hex64(e.group_hash)},
                    {"group_name", e.group_name},
@@ -156,8 +152,8 @@ std::string serialize_cache(const std::vector<CacheEntry>& entries) {
                    {"median_us", e.median_us},
                    {"device", device_json(e.device)}});
   }
-  json j = {{"format", "ksnap-tune-cache"}, {"version", 1}, {"entries", std::move(arr)}};
-  return j.dump(1) + "\n";
+  json::Value j = {{"format", "ksnap-tune-cache"}, {"version", 1}, {"entries", std::move(arr)}};
+  return json::dump(std::move(j), 1) + "\n";
 }
 
 Status TuningCache::load() {

@@ -1,7 +1,9 @@
 // Rendering of ReplayResult as a text table and as JSON.
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <utility>
 
+#include "ksnap/support/json.h"
 #include "ksnap/tune/replay.h"
 
 namespace ksnap::tune {
@@ -45,7 +47,7 @@ std::string replay_to_text(const ReplayResult& r) {
     const auto& w = r.workloads[i];
     size_t k = w.true_median.size();
     std::snprintf(line, sizeof line, "%-18s %5s %7.1f%% %9.1f %6zu %7.0fus %10s %7zu %6.1f%%  %s\n",
-                  w.label.c_str(), ("v" + std::to_string(w.best_variant)).c_str(), 100 * w.hit_rate,
+                  w.label.c_str(), (std::string("v") + std::to_string(w.best_variant)).c_str(), 100 * w.hit_rate,
                   w.mean_launches, w.p99_launches, w.mean_regret_us,
                   w.exhaustive_n ? std::to_string(w.exhaustive_n).c_str() : "never",
                   k * r.exhaustive_n, 100 * r.launch_ratio[i], decisions_text(w).c_str());
@@ -61,7 +63,7 @@ std::string replay_to_text(const ReplayResult& r) {
     out += "reference in the file (e.g. triton.autotune):";
     for (const auto& w : r.workloads) {
       out += " " + w.label + "=";
-      out += w.reference_choice ? "v" + std::to_string(*w.reference_choice) +
+      out += w.reference_choice ? std::string("v") + std::to_string(*w.reference_choice) +
                                       (w.reference_hit ? "(hit)" : "(miss)")
                                 : "?";
       if (w.reference_tuning_s) out += fmt("/%.2fs", *w.reference_tuning_s);
@@ -123,7 +125,7 @@ std::string replay_to_json(const ReplayResult& r) {
   j["exhaustive_n"] = r.exhaustive_n;
   j["exhaustive_reached"] = r.exhaustive_reached;
   j["meets_bar"] = r.meets();
-  return j.dump(2) + "\n";
+  return ksnap::json::dump(std::move(j), 2) + "\n";
 }
 
 }  // namespace ksnap::tune

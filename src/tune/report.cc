@@ -1,7 +1,9 @@
 // Rendering of GroupReport as text and JSON.
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <utility>
 
+#include "ksnap/support/json.h"
 #include "ksnap/tune/group.h"
 
 namespace ksnap::tune {
@@ -55,7 +57,7 @@ std::string GroupReport::to_json() const {
   }
   json j = {{"group", group}, {"group_hash", group_hash}, {"policy", policy}, {"cache", cache},
             {"workloads", ws}};
-  return j.dump(2) + "\n";
+  return ksnap::json::dump(std::move(j), 2) + "\n";
 }
 
 }  // namespace ksnap::tune

@@ -84,14 +84,14 @@ TEST_F(BadManifestTest, ErrorsNameFileAndLine) {
       {"[1, 2]\n", ErrorCode::kParseError, 1, "not a JSON object"},
       {"{\"entries\": 3}\n", ErrorCode::kParseError, 1, "no \"entries\""},
       {"{\n\"entries\": [\n{\"kernel\": \"k\",\n \"cache_dir\": \"MISSING\"}]}\n",
-       ErrorCode::kParseError, 4, "does not exist"},
+       ErrorCode::kNotFound, 4, "does not exist"},
       {"{\"format\": \"other\", \"entries\": []}\n", ErrorCode::kUnsupported, 1, "ksnap-capture"},
       {"{\"format\": \"ksnap-capture\",\n \"format_version\": 99, \"entries\": []}\n",
        ErrorCode::kUnsupported, 2, "newer"},
-      {"{\"entries\": [{\"cache_dir\": \"ABC\"}]}\n", ErrorCode::kParseError, 0, "\"kernel\""},
+      {"{\"entries\": [{\"cache_dir\": \"ABC\"}]}\n", ErrorCode::kParseError, 1, "\"kernel\""},
       {"{\"entries\": [{\"kernel\": \"k\", \"cache_dir\": \"ABC\",\n \"stages\": {\"ttir\": "
        "\"cache/ABC/nope.ttir\"}}]}\n",
-       ErrorCode::kParseError, 2, "nope.ttir"},
+       ErrorCode::kNotFound, 2, "nope.ttir"},
   };
   for (const auto& c : cases) {
     write(c.text);

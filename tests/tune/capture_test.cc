@@ -78,7 +78,8 @@ TEST(Capture, BrokenCapturesNameTheFile) {
   auto bad = load_capture_kernel(dir, "k");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.status().code(), ErrorCode::kParseError);
-  EXPECT_EQ(bad.status().location().line, 1u);
+  EXPECT_EQ(bad.status().location().line, 2u);  // the "kernel" value
+  EXPECT_NE(bad.status().message().find("expected string for \"kernel\""), std::string::npos);
   ASSERT_TRUE(write_file_atomic(dir + "/manifest.json", "{\"entries\": [").is_ok());
   EXPECT_EQ(load_capture_kernel(dir, "k").status().code(), ErrorCode::kParseError);
   std::system(("rm -rf " + dir).c_str());

@@ -33,7 +33,7 @@ TEST(Samples, BadInputNamesFileAndLine) {
       {"{\"device\": 1}", 0, "shapes"},
       {"{\"shapes\": [\n{\"samples_us\": [[1], []]}]}", 2, "no samples"},
       {"{\"shapes\": [\n{\"samples_us\": [[1, -2]]}]}", 2, "positive"},
-      {"{\"shapes\": [{\"samples_us\": [[1]]},\n {\"samples_us\": [[1],[2]]}]}", 1, "variants"},
+      {"{\"shapes\": [{\"samples_us\": [[1]]},\n {\"samples_us\": [[1],[2]]}]}", 2, "variants"},
   };
   for (const auto& c : cases) {
     auto s = parse_samples(c.text, "bad.json");

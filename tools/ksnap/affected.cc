@@ -5,6 +5,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
+
+#include "ksnap/support/json.h"
 
 namespace ksnap::cli {
 
@@ -73,7 +76,7 @@ std::string render_affected_json(const Affected& a) {
                          {"changed_variants", a.changed_variants},
                          {"points", points},
                          {"unattributed", a.unattributed}};
-  return root.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return ksnap::json::dump(std::move(root), 1) + "\n";  // bytes as \xNN, never throws
 }
 
 }  // namespace ksnap::cli

@@ -27,6 +27,7 @@
 #include "ksnap/store/store.h"
 #include "ksnap/support/file.h"
 #include "ksnap/support/text.h"
+#include "ksnap/support/json.h"
 
 namespace ksnap::cli {
 
@@ -240,6 +241,16 @@ int run_show(const std::string& path, const std::string& format) {
   auto b = build::load_build(path);
   if (!b) return report_error(b.status());
   if (format == "json") {
+    // Values are JSON text (python_json of parsed JSON); names may be any
+    // bytes: json::dump spells them as valid UTF-8 and never throws.
+    auto object_of = [](const std::map<std::string, std::string>& kv) {
+      nlohmann::json o = nlohmann::json::object();
+      for (const auto& [k, text] : kv) {
+        nlohmann::json val = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+        o[k] = val.is_discarded() ? nlohmann::json(text) : std::move(val);
+      }
+      return o;
+    };
     nlohmann::json out = nlohmann::json::array();
     for (const auto& v : b->variants) {
       nlohmann::json stages = nlohmann::json::array();
@@ -247,12 +258,12 @@ int run_show(const std::string& path, const std::string& format) {
       out.push_back({{"kernel", v.kernel},
                      {"id", v.id()},
                      {"signature", v.signature},
-                     {"constexprs", nlohmann::json::parse(v.constexprs_text())},
-                     {"options", nlohmann::json::parse(v.options_text())},
+                     {"constexprs", object_of(v.constexprs)},
+                     {"options", object_of(v.options)},
                      {"stages", stages},
                      {"resources", v.resources}});
     }
-    std::cout << out.dump(1) << "\n";
+    std::cout << json::dump(std::move(out), 1) << "\n";
     return kExitOk;
   }
   const char* kind = b->kind == build::BuildKind::kCapture ? "capture" : "triton cache";

@@ -4,11 +4,14 @@
 #include <vector>
 
 #include "commands.h"
+#include "ksnap/support/text.h"
 
 namespace ksnap::cli {
 
 int report_error(const Status& status) {
-  std::cerr << "ksnap: " << status.to_string() << "\n";
+  // Messages quote file names and kernel names from untrusted captures:
+  // control characters are shown escaped, never sent to the terminal.
+  std::cerr << "ksnap: " << escape_control(status.to_string()) << "\n";
   return kExitError;
 }
 
@@ -42,6 +45,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);  // prints help or the usage error
     return rc == 0 ? ksnap::cli::kExitOk : ksnap::cli::kExitError;
+  } catch (const std::exception& e) {
+    // No library throws across its API (docs/hostile-input.md); this is the
+    // last line of defense (out of memory, a bug): an error, not an abort.
+    std::cerr << "ksnap: internal error: " << ksnap::escape_control(e.what()) << "\n";
+    return ksnap::cli::kExitError;
   }
   return ctx.exit_code;
 }

@@ -15,6 +15,7 @@
 #include "ksnap/store/maintenance.h"
 #include "ksnap/store/resolve.h"
 #include "ksnap/store/store.h"
+#include "ksnap/support/json.h"
 
 namespace ksnap::cli {
 
@@ -154,7 +155,7 @@ int run_baseline(const BaselineArgs& a) {
     j["days_behind"] = r->days_behind ? nlohmann::json(*r->days_behind) : nlohmann::json(nullptr);
     j["used_git"] = r->used_git;
     j["description"] = r->describe();
-    std::cout << j.dump(2) << "\n";
+    std::cout << json::dump(std::move(j), 2) << "\n";
   } else {
     std::cout << r->describe() << "\n";
   }
@@ -206,7 +207,7 @@ int run_log(const LogArgs& a) {
       }
       out.push_back(je);
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << json::dump(std::move(out), 2) << "\n";
     return kExitOk;
   }
   for (const auto& e : *log)
@@ -289,9 +290,11 @@ int run_unstable(const StoreFlags& sf, const std::string& format) {
       all.variants.push_back(f.variant);
       first.push_back({{"first_commit", f.first_commit}, {"recorded_at", f.recorded_at}});
     }
-    nlohmann::json j = nlohmann::json::parse(build::unstable_json(all));
+    auto parsed = json::parse(build::unstable_json(all), "unstable report");
+    if (!parsed) return report_error(parsed.status());
+    nlohmann::json j = std::move(*parsed);
     for (size_t i = 0; i < first.size(); ++i) j["variants"][i]["history"] = first[i];
-    std::cout << j.dump(1) << "\n";
+    std::cout << json::dump(std::move(j), 1) << "\n";
     return kExitOk;
   }
   for (const auto& f : *facts) {

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "ksnap/support/file.h"
 #include "ksnap/support/hash.h"
+#include "ksnap/support/text.h"
 #include "ksnap/tune/cache.h"
 #include "ksnap/tune/replay.h"
 
@@ -58,10 +59,13 @@ int run_cache(const std::string& path) {
   if (!text) return report_error(text.status());
   auto entries = tune::parse_cache(text->view(), path);
   if (!entries) return report_error(entries.status());
+  // Names come from the file: shown with control characters escaped.
+  auto shown = [](const std::string& s) { return escape_control(s, /*keep_tab=*/false); };
   for (const auto& e : *entries)
     std::printf("%s %-10s %-24s -> #%zu %s [%s] on %s %s driver %d\n", hex64(e.group_hash).c_str(),
-                e.group_name.c_str(), e.workload.c_str(), e.choice, e.choice_name.c_str(),
-                e.decision.c_str(), e.device.name.c_str(), e.device.uuid.c_str(),
+                shown(e.group_name).c_str(), shown(e.workload).c_str(), e.choice,
+                shown(e.choice_name).c_str(), shown(e.decision).c_str(),
+                shown(e.device.name).c_str(), shown(e.device.uuid).c_str(),
                 e.device.driver_version);
   std::printf("%zu entries\n", entries->size());
   return kExitOk;

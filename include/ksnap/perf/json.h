@@ -28,6 +28,8 @@ namespace ksnap::perf {
 
 inline constexpr int kMaxJsonDepth = 200;
 
+struct JsonMember;
+
 /// A parsed JSON value. Arrays and objects own their children.
 struct JsonValue {
   enum class Kind : uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
@@ -36,7 +38,7 @@ struct JsonValue {
   double number = 0;
   std::string string;
   std::vector<JsonValue> items;                            ///< kArray
-  std::vector<std::pair<std::string, JsonValue>> members;  ///< kObject, in file order
+  std::vector<JsonMember> members;  ///< kObject, in file order
   uint32_t line = 0;                                       ///< line the value starts on
 
   bool is_object() const { return kind == Kind::kObject; }
@@ -45,6 +47,13 @@ struct JsonValue {
   bool is_string() const { return kind == Kind::kString; }
   /// The member named `key` of an object, or nullptr.
   const JsonValue* find(std::string_view key) const;
+};
+
+/// One member of an object (a struct, not std::pair: a pair of the
+/// still-incomplete JsonValue does not compile with clang's checks).
+struct JsonMember {
+  std::string key;
+  JsonValue value;
 };
 
 /// "null", "bool", "number", "string", "array", "object".

@@ -1,0 +1,71 @@
+// libFuzzer target for support/json, the reader every JSON input goes
+// through. Checks: parse never throws or recurses past kMaxDepth; an error
+// is kParseError located inside the text; a parsed value dumps to valid
+// UTF-8 that parses back to the same value; every member path is located
+// inside the text and typed reads never throw.
+#include <cstdint>
+#include <string>
+
+#include "fuzz_util.h"
+#include "ksnap/support/json.h"
+#include "ksnap/support/text.h"
+
+using ksnap::fuzz::check;
+
+namespace {
+
+size_t line_count(std::string_view t) {
+  size_t n = 1;
+  for (char c : t) n += c == '\n';
+  return n;
+}
+
+/// Typed reads of every member of objects along the first items, down to depth 6.
+void walk(const ksnap::json::Node& n, int depth, size_t lines) {
+  if (depth > 6) return;
+  std::string s;
+  int64_t i = 0;
+  uint64_t u = 0;
+  int32_t i32 = 0;
+  double d = 0;
+  bool b = false;
+  ksnap::Status st[] = {n.read(&s),
+                        n.read(&i),
+                        n.read(&u),
+                        n.read(&i32),
+                        n.read(&d),
+                        n.read(&b),
+                        n.expect_object(ksnap::json::Need::kRequired)};
+  for (const ksnap::Status& x : st)
+    check(x.is_ok() || (x.location().line >= 1 && x.location().line <= lines));
+  if (n.is_object()) {
+    for (auto it = n.value().begin(); it != n.value().end(); ++it)
+      walk(n[it.key()], depth + 1, lines);
+    walk(n["\x01missing"], depth + 1, lines);
+  } else if (n.is_array()) {
+    for (size_t k = 0; k < n.size() && k < 4; ++k) walk(n[k], depth + 1, lines);
+    walk(n[n.size() + 1], depth + 1, lines);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace ksnap;
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  const size_t lines = line_count(text);
+  auto doc = json::Document::parse(text, "fuzz.json");
+  if (!doc) {
+    const Status& s = doc.status();
+    check(s.code() == ErrorCode::kParseError);
+    check(s.location().line >= 1 && s.location().line <= lines);
+    check(is_valid_utf8(s.message()));
+    return 0;
+  }
+  std::string out = json::dump(doc->value());
+  check(is_valid_utf8(out));
+  auto back = json::parse(out, "dump");
+  check(back.has_value() && *back == doc->value());
+  walk(doc->root(), 0, lines);
+  return 0;
+}

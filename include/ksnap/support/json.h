@@ -1,0 +1,161 @@
+// ksnap support: reading untrusted JSON and writing JSON that never throws.
+//
+// Every JSON file ksnap reads (capture manifests, Triton `<kernel>.json`
+// metadata, `tune replay` samples, tuning caches, store records) may come
+// from a pull request. This layer makes reading it safe and errors precise:
+//   - nesting deeper than `kMaxDepth` is a located error before any tree is
+//     built (nothing downstream recurses more than kMaxDepth levels);
+//   - a syntax error is kParseError at the line and column where it stopped;
+//   - a field of the wrong type is kParseError at the line of that value:
+//     `manifest.json:3:13: parse error: expected string for "format", got number`;
+//   - nothing throws: nlohmann is used through its non-throwing calls only.
+// Writing: `dump` spells every string and key as valid UTF-8 (`to_valid_utf8`:
+// an invalid byte becomes the four characters `\xNN`) and never throws.
+//
+// Worked example (text = `{"format": 1}` in cache.json):
+//   KSNAP_ASSIGN_OR_RETURN(json::Document doc, json::Document::parse(text, "cache.json"));
+//   std::string format;
+//   Status s = doc.root()["format"].read(&format, json::Need::kRequired);
+//   s.to_string() == "cache.json:1:12: parse error: expected string for \"format\", got number"
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "ksnap/support/status.h"
+
+namespace ksnap::json {
+
+using Value = nlohmann::json;
+
+/// Deepest nesting of arrays and objects a reader accepts. Real inputs nest
+/// fewer than 10 levels; the limit keeps every recursive walk (python_json,
+/// nlohmann's dump and copy) far from the stack's end.
+inline constexpr int kMaxDepth = 100;
+
+/// Where a value sits in a document: member names and array indices from the
+/// root. Shown as `entries[3].kernel`.
+class Path {
+ public:
+  using Step = std::variant<std::string, size_t>;
+  Path() = default;
+  Path key(std::string_view k) const;
+  Path index(size_t i) const;
+  const std::vector<Step>& steps() const { return steps_; }
+  /// `entries[3].kernel`; "the document" for the root.
+  std::string to_string() const;
+
+ private:
+  std::vector<Step> steps_;
+};
+
+/// Whether a field must be present.
+enum class Need : uint8_t { kOptional, kRequired };
+
+class Document;
+
+/// A value of a Document (or an absent one) with its path: typed reads that
+/// fail with a located error instead of throwing. Valid while its Document is.
+class Node {
+ public:
+  Node(const Document* doc, const Value* v, Path path) : doc_(doc), v_(v), path_(std::move(path)) {}
+
+  bool present() const { return v_ != nullptr; }
+  /// The value; only when present().
+  const Value& value() const { return *v_; }
+  const Path& path() const { return path_; }
+  bool is_object() const { return v_ && v_->is_object(); }
+  bool is_array() const { return v_ && v_->is_array(); }
+  bool is_string() const { return v_ && v_->is_string(); }
+
+  /// Member `key` (absent when missing or when this is not an object).
+  Node operator[](std::string_view key) const;
+  /// Item `i` (absent when out of range or when this is not an array).
+  Node operator[](size_t i) const;
+  /// Number of items or members; 0 for scalars and absent values.
+  size_t size() const;
+
+  /// Type checks: ok when of the kind, or absent (or null) and optional;
+  /// else the located error `expected <kind> for "kernel" in entries[3], got
+  /// <kind>` / `missing "kernel" in entries[3] (<kind>)`.
+  Status expect_object(Need need = Need::kOptional) const;
+  Status expect_array(Need need = Need::kOptional) const;
+
+  /// Reads the value into *out when present and of the right type (integers
+  /// also within the range of the target type); *out is untouched when
+  /// absent or null (null counts as absent: the capture plugin writes it
+  /// for unknown fields).
+  Status read(std::string* out, Need need = Need::kOptional) const;
+  Status read(bool* out, Need need = Need::kOptional) const;
+  Status read(int32_t* out, Need need = Need::kOptional) const;
+  Status read(int64_t* out, Need need = Need::kOptional) const;
+  Status read(uint64_t* out, Need need = Need::kOptional) const;
+  Status read(double* out, Need need = Need::kOptional) const;
+
+  /// kParseError `what`, located at this value (or, when absent, at the
+  /// nearest enclosing value that is present).
+  Status error(const std::string& what, ErrorCode code = ErrorCode::kParseError) const;
+
+ private:
+  Status wrong_type(const char* expected, Need need) const;
+  template <typename T>
+  Status read_integer(T* out, Need need) const;
+
+  const Document* doc_;
+  const Value* v_;
+  Path path_;
+};
+
+/// A parsed JSON text with its name; Nodes locate errors in the text.
+class Document {
+ public:
+  /// Parses `text` (which must outlive the Document) as one JSON value,
+  /// reporting errors against `file`. Errors: kParseError for a syntax
+  /// error or nesting deeper than `max_depth`, located at the byte.
+  static Expected<Document> parse(std::string_view text, std::string file,
+                                  int max_depth = kMaxDepth);
+
+  Document(Document&&) = default;
+  Document& operator=(Document&&) = default;
+
+  /// The root value as a Node. Take it after the Document is in its final place.
+  Node root() const { return Node(this, &value_, Path()); }
+  const Value& value() const { return value_; }
+  Value& mutable_value() { return value_; }
+  const std::string& file() const { return file_; }
+  std::string_view text() const { return text_; }
+  /// Line and column of the value at `p` (of its nearest present ancestor
+  /// when absent). Scans the text: meant for error paths.
+  SourceLocation locate(const Path& p) const;
+
+ private:
+  Document(std::string_view text, std::string file, Value v)
+      : text_(text), file_(std::move(file)), value_(std::move(v)) {}
+  std::string_view text_;
+  std::string file_;
+  Value value_;
+};
+
+/// Parses `text` as one JSON value (depth-limited, located syntax errors).
+Expected<Value> parse(std::string_view text, const std::string& file, int max_depth = kMaxDepth);
+
+/// Ok, or kParseError at the first `[`/`{` that opens level max_depth + 1.
+/// Strings are skipped; the text need not be valid JSON.
+Status check_depth(std::string_view text, const std::string& file, int max_depth = kMaxDepth);
+
+/// "null", "boolean", "number", "string", "array", "object".
+const char* kind_name(const Value& v);
+
+/// A JSON string value holding `s` made valid UTF-8 (to_valid_utf8).
+Value text(std::string_view s);
+
+/// JSON text of `v` (indent < 0: one line). Every string and object key is
+/// spelled as valid UTF-8 first (invalid bytes become `\xNN`), values nested
+/// deeper than 2 * kMaxDepth become the string "<nested too deep>"; never throws.
+std::string dump(Value v, int indent = -1);
+
+}  // namespace ksnap::json

@@ -1,0 +1,372 @@
+#include "ksnap/support/json.h"
+
+#include <cstring>
+#include <limits>
+
+#include "ksnap/support/file.h"
+#include "ksnap/support/text.h"
+
+namespace ksnap::json {
+
+namespace {
+
+constexpr size_t kNpos = std::string_view::npos;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/// First byte at or after i that is not JSON whitespace.
+size_t skip_space(std::string_view t, size_t i) {
+  while (i < t.size() && is_space(t[i])) ++i;
+  return i;
+}
+
+/// Offset after the string that opens at t[i] == '"' (t.size() when unclosed).
+size_t skip_string(std::string_view t, size_t i) {
+  for (++i; i < t.size(); ++i) {
+    if (t[i] == '\\') {
+      ++i;
+    } else if (t[i] == '"') {
+      return i + 1;
+    }
+  }
+  return t.size();
+}
+
+/// Offset after the value that starts at t[i]; iterative, any depth.
+size_t skip_value(std::string_view t, size_t i) {
+  long depth = 0;
+  while (i < t.size()) {
+    char c = t[i];
+    if (c == '"') {
+      i = skip_string(t, i);
+      if (depth == 0) return i;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+      ++i;
+    } else if (c == ']' || c == '}') {
+      ++i;
+      if (--depth <= 0) return i;
+    } else if (depth == 0) {  // a number or literal: up to a delimiter
+      while (i < t.size() && !is_space(t[i]) && std::strchr(",]}", t[i]) == nullptr) ++i;
+      return i;
+    } else {
+      ++i;
+    }
+  }
+  return i;
+}
+
+/// The member name spelled by the quoted text `raw`.
+std::string decode_key(std::string_view raw) {
+  if (raw.size() >= 2 && raw.find('\\') == kNpos) return std::string(raw.substr(1, raw.size() - 2));
+  Value v = Value::parse(raw.begin(), raw.end(), nullptr, /*allow_exceptions=*/false);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+/// Offset of the child `step` of the value starting at t[i], or kNpos.
+size_t find_child(std::string_view t, size_t i, const Path::Step& step) {
+  i = skip_space(t, i);
+  if (i >= t.size()) return kNpos;
+  if (const std::string* key = std::get_if<std::string>(&step)) {
+    if (t[i] != '{') return kNpos;
+    size_t found = kNpos;
+    for (++i;;) {
+      i = skip_space(t, i);
+      if (i >= t.size() || t[i] == '}') return found;
+      if (t[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (t[i] != '"') return found;
+      size_t key_end = skip_string(t, i);
+      bool match = decode_key(t.substr(i, key_end - i)) == *key;
+      i = skip_space(t, key_end);
+      if (i >= t.size() || t[i] != ':') return found;
+      i = skip_space(t, i + 1);
+      if (match) found = i;  // a repeated key: the last one wins, as in the parsed tree
+      i = skip_value(t, i);
+    }
+  }
+  const size_t want = std::get<size_t>(step);
+  if (t[i] != '[') return kNpos;
+  for (size_t n = 0, k = i + 1;;) {
+    k = skip_space(t, k);
+    if (k >= t.size() || t[k] == ']') return kNpos;
+    if (t[k] == ',') {
+      ++k;
+      continue;
+    }
+    if (n++ == want) return k;
+    k = skip_value(t, k);
+  }
+}
+
+/// Offset where parsing `text` fails (nlohmann reports it only this way).
+size_t syntax_error_offset(std::string_view text, std::string* why) {
+  struct Sax : nlohmann::json_sax<Value> {
+    size_t pos = 0;
+    std::string msg;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return true; }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t position, const std::string&,
+                     const nlohmann::detail::exception& ex) override {
+      pos = position;
+      msg = ex.what();
+      return false;
+    }
+  } sax;
+  Value::sax_parse(text.begin(), text.end(), &sax, nlohmann::detail::input_format_t::json,
+                   /*strict=*/true);
+  *why = sax.msg;
+  return sax.pos > 0 ? sax.pos - 1 : 0;
+}
+
+constexpr int kMaxDumpDepth = 2 * kMaxDepth;
+
+/// Makes every string and key of `v` valid UTF-8; cuts nesting below kMaxDumpDepth.
+void repair(Value& v, int depth) {
+  if (depth > kMaxDumpDepth) {
+    v = "<nested too deep>";
+    return;
+  }
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (!is_valid_utf8(s)) v = to_valid_utf8(s);
+  } else if (v.is_array()) {
+    for (Value& item : v) repair(item, depth + 1);
+  } else if (v.is_object()) {
+    bool keys_ok = true;
+    for (auto it = v.begin(); it != v.end() && keys_ok; ++it) keys_ok = is_valid_utf8(it.key());
+    if (!keys_ok) {
+      Value fixed = Value::object();
+      for (auto it = v.begin(); it != v.end(); ++it)
+        fixed[to_valid_utf8(it.key())] = std::move(it.value());
+      v = std::move(fixed);
+    }
+    for (auto it = v.begin(); it != v.end(); ++it) repair(it.value(), depth + 1);
+  }
+}
+
+}  // namespace
+
+Path Path::key(std::string_view k) const {
+  Path p = *this;
+  p.steps_.emplace_back(std::string(k));
+  return p;
+}
+
+Path Path::index(size_t i) const {
+  Path p = *this;
+  p.steps_.emplace_back(i);
+  return p;
+}
+
+std::string Path::to_string() const {
+  if (steps_.empty()) return "the document";
+  std::string out;
+  for (const Step& s : steps_) {
+    if (const std::string* k = std::get_if<std::string>(&s)) {
+      if (!out.empty()) out += '.';
+      out += to_valid_utf8(*k);
+    } else {
+      out += '[';
+      out += std::to_string(std::get<size_t>(s));
+      out += ']';
+    }
+  }
+  return out;
+}
+
+const char* kind_name(const Value& v) {
+  switch (v.type()) {
+    case Value::value_t::null:
+      return "null";
+    case Value::value_t::boolean:
+      return "boolean";
+    case Value::value_t::number_integer:
+    case Value::value_t::number_unsigned:
+    case Value::value_t::number_float:
+      return "number";
+    case Value::value_t::string:
+      return "string";
+    case Value::value_t::array:
+      return "array";
+    case Value::value_t::object:
+      return "object";
+    default:
+      return "invalid value";
+  }
+}
+
+Status check_depth(std::string_view text, const std::string& file, int max_depth) {
+  long depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      i = skip_string(text, i) - 1;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        return make_error(ErrorCode::kParseError,
+                          "JSON nested deeper than " + std::to_string(max_depth) + " levels",
+                          location_in(text, i, file));
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return Status::ok();
+}
+
+Expected<Value> parse(std::string_view text, const std::string& file, int max_depth) {
+  KSNAP_RETURN_IF_ERROR(check_depth(text, file, max_depth));
+  Value v = Value::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (!v.is_discarded()) return v;
+  std::string why;
+  size_t at = syntax_error_offset(text, &why);
+  // "[json.exception.parse_error.101] parse error at line 1, column 6: syntax error ..."
+  size_t p = why.find("syntax error");
+  if (p == std::string::npos) p = why.find("] ") == std::string::npos ? 0 : why.find("] ") + 2;
+  why = why.empty() ? std::string("not valid JSON") : why.substr(p);
+  return make_error(ErrorCode::kParseError, "invalid JSON: " + to_valid_utf8(why),
+                    location_in(text, at, file));
+}
+
+Expected<Document> Document::parse(std::string_view text, std::string file, int max_depth) {
+  KSNAP_ASSIGN_OR_RETURN(Value v, json::parse(text, file, max_depth));
+  return Document(text, std::move(file), std::move(v));
+}
+
+SourceLocation Document::locate(const Path& p) const {
+  size_t at = skip_space(text_, 0);
+  if (text_.substr(at, 3) == "\xEF\xBB\xBF") at = skip_space(text_, at + 3);  // BOM
+  for (const Path::Step& s : p.steps()) {
+    size_t next = find_child(text_, at, s);
+    if (next == kNpos) break;
+    at = next;
+  }
+  return location_in(text_, at, file_);
+}
+
+Node Node::operator[](std::string_view key) const {
+  const Value* child = nullptr;
+  if (v_ && v_->is_object()) {
+    auto it = v_->find(std::string(key));
+    if (it != v_->end()) child = &*it;
+  }
+  return Node(doc_, child, path_.key(key));
+}
+
+Node Node::operator[](size_t i) const {
+  const Value* child = v_ && v_->is_array() && i < v_->size() ? &(*v_)[i] : nullptr;
+  return Node(doc_, child, path_.index(i));
+}
+
+size_t Node::size() const { return v_ && (v_->is_array() || v_->is_object()) ? v_->size() : 0; }
+
+Status Node::error(const std::string& what, ErrorCode code) const {
+  return make_error(code, what, doc_->locate(path_));
+}
+
+namespace {
+
+/// `"kernel" in entries[3]`, `item 2 in shapes[0].samples_us`, `"format"`.
+std::string describe(const Path& p) {
+  if (p.steps().empty()) return p.to_string();
+  const Path::Step& last = p.steps().back();
+  std::string out;
+  if (const std::string* k = std::get_if<std::string>(&last)) {
+    out = "\"" + to_valid_utf8(*k) + "\"";
+  } else {
+    out = "item " + std::to_string(std::get<size_t>(last));
+  }
+  if (p.steps().size() > 1) {
+    Path parent;
+    for (size_t i = 0; i + 1 < p.steps().size(); ++i) {
+      const Path::Step& s = p.steps()[i];
+      parent = std::holds_alternative<std::string>(s) ? parent.key(std::get<std::string>(s))
+                                                      : parent.index(std::get<size_t>(s));
+    }
+    out += " in " + parent.to_string();
+  }
+  return out;
+}
+
+}  // namespace
+
+Status Node::wrong_type(const char* expected, Need need) const {
+  if (!v_ || v_->is_null()) {
+    if (need == Need::kOptional) return Status::ok();
+    if (!v_) return error("missing " + describe(path_) + " (" + expected + ")");
+  }
+  return error(std::string("expected ") + expected + " for " + describe(path_) + ", got " +
+               kind_name(*v_));
+}
+
+Status Node::expect_object(Need need) const {
+  return is_object() ? Status::ok() : wrong_type("object", need);
+}
+
+Status Node::expect_array(Need need) const {
+  return is_array() ? Status::ok() : wrong_type("array", need);
+}
+
+Status Node::read(std::string* out, Need need) const {
+  if (!is_string()) return wrong_type("string", need);
+  *out = v_->get_ref<const std::string&>();
+  return Status::ok();
+}
+
+Status Node::read(bool* out, Need need) const {
+  if (!v_ || !v_->is_boolean()) return wrong_type("boolean", need);
+  *out = v_->get<bool>();
+  return Status::ok();
+}
+
+Status Node::read(double* out, Need need) const {
+  if (!v_ || !v_->is_number()) return wrong_type("number", need);
+  *out = v_->get<double>();
+  return Status::ok();
+}
+
+template <typename T>
+Status Node::read_integer(T* out, Need need) const {
+  if (!v_ || !v_->is_number_integer()) return wrong_type("integer", need);
+  using Lim = std::numeric_limits<T>;
+  bool fits;
+  if (v_->is_number_unsigned()) {
+    fits = v_->get<uint64_t>() <= static_cast<uint64_t>(Lim::max());
+  } else {
+    int64_t x = v_->get<int64_t>();
+    fits = Lim::is_signed ? x >= static_cast<int64_t>(Lim::min()) &&
+                                (sizeof(T) == 8 || x <= static_cast<int64_t>(Lim::max()))
+                          : x >= 0;
+  }
+  if (!fits)
+    return error("expected integer in [" + std::to_string(Lim::min()) + ", " +
+                 std::to_string(Lim::max()) + "] for " + describe(path_) + ", got " + v_->dump());
+  *out = v_->is_number_unsigned() ? static_cast<T>(v_->get<uint64_t>())
+                                  : static_cast<T>(v_->get<int64_t>());
+  return Status::ok();
+}
+
+Status Node::read(int32_t* out, Need need) const { return read_integer(out, need); }
+Status Node::read(int64_t* out, Need need) const { return read_integer(out, need); }
+Status Node::read(uint64_t* out, Need need) const { return read_integer(out, need); }
+
+Value text(std::string_view s) { return Value(to_valid_utf8(s)); }
+
+std::string dump(Value v, int indent) {
+  repair(v, 0);
+  return v.dump(indent, ' ', /*ensure_ascii=*/false, Value::error_handler_t::replace);
+}
+
+}  // namespace ksnap::json

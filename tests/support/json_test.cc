@@ -1,0 +1,150 @@
+#include "ksnap/support/json.h"
+
+#include <gtest/gtest.h>
+
+#include "ksnap/support/text.h"
+
+namespace ksnap::json {
+namespace {
+
+std::string nested(size_t depth, char open = '[', char close = ']') {
+  return std::string(depth, open) + std::string(depth, close);
+}
+
+TEST(Json, ParseErrorsAreLocated) {
+  struct Case {
+    const char* name;
+    std::string text;
+    uint32_t line, column;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"truncated", "{\n  \"a\": [1,\n", 3, 1, "syntax error"},
+      {"bad_token", "{\n  \"a\": tru\n}", 2, 11, "syntax error"},
+      {"invalid_utf8_in_string", "[\"ok\", \"a\xff\"]", 1, 10, "syntax error"},
+      {"number_overflow", "[1e400]", 1, 6, "number overflow"},
+      {"deep_arrays", std::string("\n").append(nested(50000)), 2, kMaxDepth + 1,
+       "nested deeper than 100"},
+      {"deep_objects", "{\"a\":" + std::string(300, '{'), 1, 6 + kMaxDepth - 1, "nested deeper"},
+      {"deep_but_unclosed_string_ignored", "[\"[[[[", 1, 7, "missing closing quote"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto v = parse(c.text, "in.json");
+    ASSERT_FALSE(v);
+    EXPECT_EQ(v.status().code(), ErrorCode::kParseError);
+    EXPECT_EQ(v.status().location().file, "in.json");
+    EXPECT_EQ(v.status().location().line, c.line) << v.status().to_string();
+    EXPECT_EQ(v.status().location().column, c.column) << v.status().to_string();
+    EXPECT_NE(v.status().message().find(c.says), std::string::npos) << v.status().to_string();
+    EXPECT_TRUE(is_valid_utf8(v.status().message()));
+  }
+}
+
+TEST(Json, DepthLimitIsInclusiveAndStringsDoNotCount) {
+  EXPECT_TRUE(parse(nested(kMaxDepth), "x"));
+  EXPECT_FALSE(parse(nested(kMaxDepth + 1), "x"));
+  EXPECT_TRUE(parse("[\"" + std::string(5000, '[') + "\"]", "x"));
+  EXPECT_TRUE(parse("[\"\\\"[[[[[[\"]", "x", 2));        // an escaped quote does not end the string
+  EXPECT_TRUE(check_depth("]]]]" + nested(3), "x", 3));  // stray closers never go negative
+}
+
+TEST(Json, TypedReadsGiveLocatedErrors) {
+  const std::string text =
+      "{\n"
+      "  \"format\": 1,\n"
+      "  \"entries\": [\n"
+      "    {\"kernel\": \"k\", \"line\": 12},\n"
+      "    {\"kernel\": [\"x\"], \"line\": 99999999999, \"neg\": -1}\n"
+      "  ],\n"
+      "  \"we\\u0069rd\": true, \"nul\": null\n"
+      "}\n";
+  auto doc = Document::parse(text, "m.json");
+  ASSERT_TRUE(doc) << doc.status().to_string();
+  Node root = doc->root();
+  std::string s;
+  struct Case {
+    const char* name;
+    Status got;
+    std::string want;  // "" = ok
+  };
+  int32_t i32 = 0;
+  int64_t i64 = 0;
+  uint64_t u64 = 0;
+  bool b = false;
+  double d = 0;
+  const Case cases[] = {
+      {"number_for_string", root["format"].read(&s),
+       "m.json:2:13: parse error: expected string for \"format\", got number"},
+      {"missing_required", root["build"].read(&s, Need::kRequired),
+       "m.json:1:1: parse error: missing \"build\" (string)"},
+      {"missing_optional", root["build"].read(&s), ""},
+      {"nested_wrong_type", root["entries"][1]["kernel"].read(&s),
+       "m.json:5:16: parse error: expected string for \"kernel\" in entries[1], got array"},
+      {"nested_missing_is_located_at_parent",
+       root["entries"][0]["cache_dir"].read(&s, Need::kRequired),
+       "m.json:4:5: parse error: missing \"cache_dir\" in entries[0] (string)"},
+      {"int32_range", root["entries"][1]["line"].read(&i32),
+       "m.json:5:31: parse error: expected integer in [-2147483648, 2147483647] for "
+       "\"line\" in entries[1], got 99999999999"},
+      {"int64_fits", root["entries"][1]["line"].read(&i64), ""},
+      {"unsigned_negative", root["entries"][1]["neg"].read(&u64),
+       "m.json:5:51: parse error: expected integer in [0, 18446744073709551615] for "
+       "\"neg\" in entries[1], got -1"},
+      {"escaped_key_is_found", root["weird"].read(&i32),
+       "m.json:7:17: parse error: expected integer for \"weird\", got boolean"},
+      {"bool", root["weird"].read(&b), ""},
+      {"double_from_int", root["entries"][0]["line"].read(&d), ""},
+      {"array_expected", root["format"].expect_array(),
+       "m.json:2:13: parse error: expected array for \"format\", got number"},
+      {"object_expected_root", root.expect_object(), ""},
+      {"null_is_absent_when_optional", root["nul"].read(&s), ""},
+      {"null_required", root["nul"].read(&s, Need::kRequired),
+       "m.json:7:30: parse error: expected string for \"nul\", got null"},
+      {"array_item", root["entries"][1]["kernel"][0].read(&i32),
+       "m.json:5:17: parse error: expected integer for item 0 in entries[1].kernel, got string"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(c.got.is_ok() ? "" : c.got.to_string(), c.want);
+  }
+  EXPECT_EQ(i64, 99999999999);
+  EXPECT_TRUE(b);
+  EXPECT_EQ(d, 12.0);
+  EXPECT_EQ(i32, 0) << "a failed read leaves the target untouched";
+}
+
+TEST(Json, DuplicateKeysLocateTheOneKept) {
+  const std::string text = "{\"a\": \"x\",\n \"a\": 2}";
+  auto doc = Document::parse(text, "d.json");
+  ASSERT_TRUE(doc);
+  std::string s;
+  Status st = doc->root()["a"].read(&s);
+  EXPECT_EQ(st.location().line, 2u) << st.to_string();
+}
+
+TEST(Json, DumpSpellsInvalidUtf8AsEscapesAndNeverThrows) {
+  Value v = Value::object();
+  v["name\xff"] = std::string("k\xc3\x28", 3);
+  v["ok"] = "caf\xc3\xa9";
+  v["list"] = {std::string("\x80"), 1, nullptr};
+  std::string out = dump(v);
+  EXPECT_TRUE(is_valid_utf8(out));
+  auto back = parse(out, "x");
+  ASSERT_TRUE(back) << back.status().to_string();
+  EXPECT_EQ((*back)["name\\xff"], "k\\xc3(");
+  EXPECT_EQ((*back)["ok"], "caf\xc3\xa9");
+  EXPECT_EQ((*back)["list"][0], "\\x80");
+  EXPECT_EQ(text("a\xfe").get<std::string>(), "a\\xfe");
+}
+
+TEST(Json, DumpCutsNestingItDidNotParse) {
+  Value v = "leaf";
+  for (int i = 0; i < 3 * kMaxDepth; ++i) v = Value::array({std::move(v)});
+  std::string out = dump(std::move(v));
+  EXPECT_NE(out.find("<nested too deep>"), std::string::npos);
+  EXPECT_TRUE(parse(out, "x", 4 * kMaxDepth));
+}
+
+}  // namespace
+}  // namespace ksnap::json
