@@ -93,10 +93,12 @@ std::string group_block(const report::Report& r, const report::GroupView& g) {
   std::string title = "<b>" + html_text(g.kernel) + "</b> · " + html_text(group_subtitle(g));
   std::string out = "\n<details><summary>" + title + "</summary>\n\n";
   std::vector<std::string> names;
-  for (size_t k = 0; k < g.variants_listed; ++k) names.push_back(md::block_line(r.variant_labels[g.variants[k]]));
+  for (size_t k = 0; k < g.variants_listed; ++k)
+    if (!r.variant_labels[g.variants[k]].empty())
+      names.push_back(md::block_line(r.variant_labels[g.variants[k]]));
   if (g.variants.size() > g.variants_listed)
     names.push_back("… and " + std::to_string(g.variants.size() - g.variants_listed) + " more");
-  out += "Variants:\n\n" + fenced("", names) + "\n";
+  if (!names.empty()) out += "Variants:\n\n" + fenced("", names) + "\n";
   if (!g.fallback.empty()) out += "No structural diff: " + code_span(g.fallback) + "\n\n";
   if (!g.ops.empty()) out += "Ops: " + code_span(ops_text(g.ops)) + "\n\n";
   if (!g.figures.empty()) {
@@ -171,7 +173,7 @@ std::string render_markdown(const report::Report& r, const WriteOptions& w) {
     if (!budget.add(removed ? "\n**Removed variants**\n\n" : "\n**Added variants**\n\n")) break;
     size_t shown = 0;
     for (size_t vi : *list) {
-      if (!budget.add("- " + code_span(r.variant_kernels[vi] + " " + r.variant_labels[vi]) + "\n")) break;
+      if (!budget.add("- " + code_span(report::variant_title(r, vi)) + "\n")) break;
       ++shown;
     }
     if (total > shown) out += "- … and " + std::to_string(total - shown) + " more\n";

@@ -121,7 +121,7 @@ std::string render_stat(const report::Report& r, const WriteOptions& w) {
 std::string render_name_only(const report::Report& r, const WriteOptions&) {
   std::string out;
   for (const Row& row : changed_rows(r))
-    out += escape_control(r.variant_kernels[row.variant] + " " + r.variant_labels[row.variant]) + "\n";
+    out += escape_control(report::variant_title(r, row.variant)) + "\n";
   return out;
 }
 

@@ -68,7 +68,8 @@ void write_group(std::string* out, const report::Report& r, const report::GroupV
   *out += p.reset;
   *out += "\n";
   for (size_t k = 0; k < g.variants_listed; ++k)
-    *out += "    " + esc(r.variant_labels[g.variants[k]]) + "\n";
+    if (!r.variant_labels[g.variants[k]].empty())
+      *out += "    " + esc(r.variant_labels[g.variants[k]]) + "\n";
   if (g.variants.size() > g.variants_listed)
     *out += "    … and " + std::to_string(g.variants.size() - g.variants_listed) + " more\n";
   if (!g.fallback.empty())
@@ -147,8 +148,7 @@ std::string render_terminal(const report::Report& r, const WriteOptions& w) {
     size_t total = removed ? r.totals.removed : r.totals.added;
     section(&out, p, removed ? "Removed variants" : "Added variants");
     for (size_t vi : *list)
-      out += std::string(removed ? "  - " : "  + ") + esc(r.variant_kernels[vi]) + " " +
-             esc(r.variant_labels[vi]) + "\n";
+      out += std::string(removed ? "  - " : "  + ") + esc(report::variant_title(r, vi)) + "\n";
     if (total > list->size()) out += "  … and " + std::to_string(total - list->size()) + " more\n";
   }
 

@@ -38,7 +38,7 @@ std::string option_line_text(const report::OptionChangeLine& l, size_t max_kerne
 
 std::string figure_text(const report::Report& r, const report::FigureChange& f, bool with_variant) {
   std::string out;
-  if (with_variant) out = r.variant_kernels[f.variant] + " " + r.variant_labels[f.variant] + ": ";
+  if (with_variant) out = report::variant_title(r, f.variant) + ": ";
   out += f.name;
   if (f.from != "binary") out += " (" + f.from + ")";
   auto fmt = [](int64_t x) { return x < 0 ? std::string("–") : std::to_string(x); };

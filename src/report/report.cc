@@ -58,16 +58,19 @@ std::string percent_text(const Statistic& s) {
 }
 
 std::string variant_label(const diff::VariantDiff& v) {
-  std::string out = "{";
+  std::string out;
   bool first = true;
-  for (const auto& [k, val] : v.constexprs) {
-    if (!first) out += ", ";
-    first = false;
-    out += k + "=" + val;
+  if (!v.constexprs.empty()) {
+    out = "{";
+    for (const auto& [k, val] : v.constexprs) {
+      if (!first) out += ", ";
+      first = false;
+      out += k + "=" + val;
+    }
+    out += "}";
   }
-  out += "}";
   if (!v.options.empty()) {
-    out += " [";
+    out += out.empty() ? "[" : " [";
     first = true;
     for (const auto& [k, val] : v.options) {
       if (!first) out += ", ";
@@ -77,6 +80,11 @@ std::string variant_label(const diff::VariantDiff& v) {
     out += "]";
   }
   return out;
+}
+
+std::string variant_title(const Report& r, size_t variant) {
+  const std::string& label = r.variant_labels[variant];
+  return label.empty() ? r.variant_kernels[variant] : r.variant_kernels[variant] + " " + label;
 }
 
 const std::string& shown_text(const diff::DiffLine& l, bool head_names) {

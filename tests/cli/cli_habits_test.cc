@@ -186,6 +186,13 @@ TEST(Inputs, TwoFilesAndFoldersOfIrFiles) {
   CmdResult two = run("diff " + t.path + "/a/softmax_kernel.ttgir " + t.path + "/b/softmax_kernel.ttgir --exit-code");
   EXPECT_EQ(two.rc, 1) << two.err;
   EXPECT_NE(two.out.find("softmax_kernel · ttgir · 1 variant · +4 −4 lines"), std::string::npos) << two.out;
+  // Bare files have neither constexprs nor options: no empty "{}" label line
+  // under the group header, in the terminal or the Markdown comment.
+  EXPECT_EQ(two.out.find("{}"), std::string::npos) << two.out;
+  CmdResult md = run("diff " + t.path + "/a/softmax_kernel.ttgir " + t.path + "/b/softmax_kernel.ttgir -f markdown");
+  EXPECT_EQ(md.rc, 0) << md.err;
+  EXPECT_EQ(md.out.find("{}"), std::string::npos) << md.out;
+  EXPECT_EQ(md.out.find("Variants:"), std::string::npos) << md.out;
   // Two plain folders: one variant per stem, one stage per extension.
   CmdResult dirs = run("diff " + t.path + "/a " + t.path + "/b -f json");
   ASSERT_EQ(dirs.rc, 0) << dirs.err;

@@ -193,8 +193,13 @@ Report build_report(const diff::DiffResult& r, const perf::VerdictReport* verdic
 const std::string& shown_text(const diff::DiffLine& l, bool head_names);
 const std::vector<diff::Span>& shown_highlights(const diff::DiffLine& l, bool head_names);
 
-/// "{BLOCK_SIZE=256} [num_warps=4]" — a compact variant label.
+/// "{BLOCK_SIZE=256} [num_warps=4]" — a compact variant label; each part only
+/// when it has entries, so a variant of two bare files has the label "".
 std::string variant_label(const diff::VariantDiff& v);
+
+/// "kernel {BLOCK=64} [num_warps=4]": the variant's kernel label and its
+/// variant_label, without a trailing space when the label is empty.
+std::string variant_title(const Report& r, size_t variant);
 
 /// "+3" / "-1" / "0".
 std::string signed_text(int64_t v);
