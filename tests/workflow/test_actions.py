@@ -125,6 +125,8 @@ def test_fork_pull_request_end_to_end(github, corpus, ksnap, tmp_path):
     assert body.startswith(MARKER) and "No IR change." in body
     assert f"baseline for {cap.head_sha[:12]}: {m[2][:12]}, the merge-base with origin/main" in body
     assert f"/actions/runs/{cap.id})" in body
+    # The Markdown links the run whose artifact holds report.html.
+    assert f"[the full HTML report](https://github.com/{github.repo}/actions/runs/{cap.id}#artifacts)" in body
     assert github.gh_state()["labels"] == []
     assert "No IR change." in pub.jobs["publish"].summary
     # Every write came from the workflow_run job, none from the PR's run.

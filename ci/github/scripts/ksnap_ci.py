@@ -291,6 +291,23 @@ def filter_args(args: argparse.Namespace) -> list[str]:
     return out
 
 
+def html_url_args(args: argparse.Namespace) -> list[str]:
+    """`--html-url` for the Markdown: the page of this run, where the uploaded
+    report bundle (report.html) is listed, when the run is known."""
+    url = getattr(args, "report_url", "")
+    return ["--html-url", url] if url else []
+
+
+def default_report_url() -> str:
+    """$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID#artifacts,
+    or "" outside GitHub Actions."""
+    env = os.environ
+    if not (env.get("GITHUB_REPOSITORY") and env.get("GITHUB_RUN_ID")):
+        return ""
+    server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+    return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}#artifacts"
+
+
 def build_report(args: argparse.Namespace) -> tuple[str, bool | None, dict | None]:
     """(Markdown body, changed?, baseline); changed is None when nothing could
     be compared."""
@@ -301,7 +318,7 @@ def build_report(args: argparse.Namespace) -> tuple[str, bool | None, dict | Non
     md_path = os.path.join(tempfile.mkdtemp(), "report.md")
     r = run([ksnap_bin(args), "diff", "--store", args.store, base["baseline"], args.capture,
              "--format", "markdown", "--max-bytes", str(args.max_bytes), "--exit-code",
-             "--output", md_path] + filter_args(args))
+             "--output", md_path] + html_url_args(args) + filter_args(args))
     desc = base["description"]
     if r.returncode not in (0, 1):
         err = r.stderr.strip().removeprefix("ksnap: ")
@@ -559,6 +576,9 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--output", help="also write the comment body here")
     c.add_argument("--max-bytes", type=int, default=60000)
     c.add_argument("--bundle", help="write the report bundle (md, json, html, meta) here")
+    c.add_argument("--report-url", default=default_report_url(),
+                   help="where the bundle's report.html can be found, linked from the comment "
+                        "(default: this GitHub Actions run's page; '' = no link)")
     c.add_argument("--no-post", dest="post", action="store_false",
                    help="do not post the comment or set the label (a read-only job)")
     c.add_argument("--stages", default="", help="comma-separated stages to compare")
