@@ -15,6 +15,7 @@ struct Aligner {
   /// Match only keys unique in both gaps: where a key repeats, which copy
   /// goes with which is left to a coarser level.
   bool unique_only = false;
+  AlignLimits* limits = nullptr;
 
   void run(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1, int depth) {
     // Common prefix and suffix (emitted after the middle): positional, so
@@ -81,9 +82,17 @@ struct Aligner {
     }
     if (unique_only) return;
     uint64_t n = a1 - a0, m = b1 - b0;
-    if (n * m <= dp_limit || depth >= 64) {
-      if (n * m <= dp_limit) lcs(a0, a1, b0, b1);
-      return;  // else: too big and too deep, leave unmatched
+    if (n * m <= dp_limit || depth >= (limits ? limits->max_depth : 64)) {
+      if (n * m <= dp_limit) {
+        lcs(a0, a1, b0, b1);
+      } else if (limits && std::any_of(counts.begin(), counts.end(),
+                                       [](const auto& kc) { return kc.second.nb > 0; })) {  // too big and too deep: left unmatched, and said so
+        ++limits->gaps;
+        limits->a_items += n;
+        limits->b_items += m;
+        limits->largest_cells = std::max(limits->largest_cells, n * m);
+      }
+      return;
     }
     // Too big for an exact LCS: anchor on the rarest key present on both sides
     // (as histogram diff does), pairing its occurrences in order.
@@ -138,8 +147,9 @@ struct Aligner {
 }  // namespace
 
 std::vector<Match> align(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b,
-                         uint64_t dp_cell_limit) {
+                         uint64_t dp_cell_limit, AlignLimits* limits) {
   Aligner al{a, b, dp_cell_limit, {}};
+  al.limits = limits;
   al.out.reserve(std::min(a.size(), b.size()));
   al.run(0, static_cast<uint32_t>(a.size()), 0, static_cast<uint32_t>(b.size()), 0);
   return std::move(al.out);
@@ -155,11 +165,13 @@ std::vector<Match> align_unique(const std::vector<uint64_t>& a, const std::vecto
 
 std::vector<Match> align_levels(const std::vector<std::vector<uint64_t>>& a,
                                 const std::vector<std::vector<uint64_t>>& b,
-                                uint64_t dp_cell_limit, std::vector<bool>* positional) {
+                                uint64_t dp_cell_limit, std::vector<bool>* positional,
+                                AlignLimits* limits) {
   if (positional) positional->clear();
   if (a.empty() || b.empty()) return {};
   const size_t levels = std::min(a.size(), b.size());
-  std::vector<Match> m = levels == 1 ? align(a[0], b[0], dp_cell_limit) : align_unique(a[0], b[0]);
+  std::vector<Match> m =
+      levels == 1 ? align(a[0], b[0], dp_cell_limit, limits) : align_unique(a[0], b[0]);
   if (positional) positional->assign(m.size(), levels == 1);
   std::vector<uint64_t> sa, sb;
   for (size_t level = 1; level < levels; ++level) {
@@ -176,7 +188,7 @@ std::vector<Match> align_levels(const std::vector<std::vector<uint64_t>>& a,
       if (ea > pa && eb > pb) {
         sa.assign(a[level].begin() + pa, a[level].begin() + ea);
         sb.assign(b[level].begin() + pb, b[level].begin() + eb);
-        std::vector<Match> sub = last ? align(sa, sb, dp_cell_limit) : align_unique(sa, sb);
+        std::vector<Match> sub = last ? align(sa, sb, dp_cell_limit, limits) : align_unique(sa, sb);
         for (const Match& g : sub) {
           out.emplace_back(pa + g.first, pb + g.second);
           if (positional) out_pos.push_back(last);

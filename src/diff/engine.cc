@@ -200,7 +200,6 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
     return input_failed(t, mb.status(), mh.status(), "compared by normalized hash", sd);
   }
   structural_diff(*mb, *mh, StructuralOptions{opts.context}, sd);
-  if (!sd->fallback.empty()) sd->fallback += "; compared by normalized hash";
   add_op_deltas(*mb, *mh, sd);
   fill_ir_resources(&*mb, &*mh, sd);
   fill_statistics(&*mb, &*mh, sd);

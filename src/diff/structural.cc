@@ -145,12 +145,35 @@ class Differ {
       canonical_only_ = true;
       out_->hunks.clear();
       out_->lines_added = out_->lines_removed = 0;
+      gave_up_.clear();
       diff_units();
     }
     out_->change_signature = changes_ ? signature_.digest() | 1 : 0;
+    if (!gave_up_.empty() && out_->fallback.empty()) out_->fallback = gave_up_text();
   }
 
  private:
+  /// "the line alignment left 1 gap unaligned in `k` (2100 BASE x 2050 HEAD
+  /// lines, no line unique to both sides to anchor on within its limits):
+  /// shown there as removed and added lines".
+  std::string gave_up_text() const {
+    AlignLimits all;
+    std::string units;
+    for (size_t i = 0; i < gave_up_.size(); ++i) {
+      const AlignLimits& l = gave_up_[i].second;
+      all.gaps += l.gaps;
+      all.a_items += l.a_items;
+      all.b_items += l.b_items;
+      if (i < 3) units += std::string(i ? ", `" : "`") + gave_up_[i].first + "`";
+    }
+    if (gave_up_.size() > 3) units += " and " + std::to_string(gave_up_.size() - 3) + " more units";
+    return "the line alignment left " + std::to_string(all.gaps) + " gap" + (all.gaps == 1 ? "" : "s") +
+           " unaligned in " + units + " (" + std::to_string(all.a_items) + " BASE x " +
+           std::to_string(all.b_items) +
+           " HEAD lines with no line unique to both sides to anchor on, over the alignment's "
+           "limits): shown there as removed and added lines";
+  }
+
   /// Pairs units by name; the module-level unit ("") first so that aliases
   /// and metadata are mapped before functions use them.
   void diff_units() {
@@ -500,16 +523,20 @@ class Differ {
     LineSeq b, h;
     visible_lines(B, H, &b, &h);
     std::vector<Match> m;
+    AlignLimits limits;  // of the alignment that is shown
+    limits.max_depth = opts_.align_depth;
     if (B && H && canonical_only_) {
       std::vector<uint64_t> kb, kh;
       for (const Line* l : b) kb.push_back(canonical_key(base_, *l));
       for (const Line* l : h) kh.push_back(canonical_key(head_, *l));
-      m = align(kb, kh);
+      m = align(kb, kh, opts_.align_cells, &limits);
     } else if (B && H) {
       int whole = std::max(whole_cone_steps(base_, b), whole_cone_steps(head_, h));
       std::vector<bool> positional;
-      m = align_levels(alignment_keys(base_, b, whole), alignment_keys(head_, h, whole), 4u << 20,
-                       &positional);
+      AlignLimits scratch;  // only the last alignment is shown
+      scratch.max_depth = opts_.align_depth;
+      m = align_levels(alignment_keys(base_, b, whole), alignment_keys(head_, h, whole),
+                       opts_.align_cells, &positional, &scratch);
       size_t mark = assigned_.size();
       compute_base_reps(b);
       learn(b, h, m, positional);
@@ -523,7 +550,7 @@ class Differ {
       std::vector<std::vector<uint64_t>> rb = resolved_keys(b, false);
       for (int iter = 0; iter < 2; ++iter) {
         std::vector<std::vector<uint64_t>> rh = resolved_keys(h, true);
-        m = align_levels(rb, rh, 4u << 20, &positional);
+        m = align_levels(rb, rh, opts_.align_cells, &positional, iter == 1 ? &limits : &scratch);
         if (iter == 0) {
           // Re-learn the unit's own symbols from the better alignment.
           unassign_from(mark);
@@ -536,6 +563,7 @@ class Differ {
       }
     }
     const std::string& name = B && (!B->name.empty() || !H) ? B->name : H->name;
+    if (limits.any()) gave_up_.emplace_back(name.empty() ? "(module)" : name, limits);
     collect_claimed_names(H ? static_cast<int32_t>(H - head_.units.data()) : -2);
     emit(name, b, h, m);
   }
@@ -795,6 +823,8 @@ class Differ {
   const Module& base_;
   const Module& head_;
   StructuralOptions opts_;
+  /// Units whose shown alignment left gaps unaligned, with what it left.
+  std::vector<std::pair<std::string, AlignLimits>> gave_up_;
   StageDiff* out_;
   std::vector<int32_t> map_;  // head symbol -> base symbol
   std::vector<bool> taken_;   // base symbol already mapped
@@ -838,7 +868,7 @@ void structural_diff(const norm::Module& base, const norm::Module& head,
     std::string bad = check_module(*side);
     if (!bad.empty()) {
       out->fallback = std::string(side == &base ? "BASE" : "HEAD") + " " + side->file + ": " +
-                      bad + "; no structural diff";
+                      bad + "; no structural diff, compared by normalized hash";
       return;
     }
   }

@@ -99,7 +99,7 @@ std::string group_block(const report::Report& r, const report::GroupView& g) {
   if (g.variants.size() > g.variants_listed)
     names.push_back("… and " + std::to_string(g.variants.size() - g.variants_listed) + " more");
   if (!names.empty()) out += "Variants:\n\n" + fenced("", names) + "\n";
-  if (!g.fallback.empty()) out += "No structural diff: " + code_span(g.fallback) + "\n\n";
+  if (!g.fallback.empty()) out += "Fallback: " + code_span(g.fallback) + "\n\n";
   if (!g.ops.empty()) out += "Ops: " + code_span(ops_text(g.ops)) + "\n\n";
   if (!g.figures.empty()) {
     std::string f;

@@ -73,7 +73,7 @@ void write_group(std::string* out, const report::Report& r, const report::GroupV
   if (g.variants.size() > g.variants_listed)
     *out += "    … and " + std::to_string(g.variants.size() - g.variants_listed) + " more\n";
   if (!g.fallback.empty())
-    *out += std::string(p.yellow) + "  no structural diff: " + esc(g.fallback) + p.reset + "\n";
+    *out += std::string(p.yellow) + "  fallback: " + esc(g.fallback) + p.reset + "\n";
   if (!g.ops.empty()) *out += "  ops: " + esc(ops_text(g.ops)) + "\n";
   if (!g.figures.empty()) {
     *out += "  ir figures: ";

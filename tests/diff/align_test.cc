@@ -56,5 +56,37 @@ TEST(AlignTest, LargeGapWithoutAnchorsFallsBackToRarestKey) {
   EXPECT_EQ(align(a, c, 1000).size(), 0u);
 }
 
+// A gap with no key unique to both sides, too big for an exact LCS, at the
+// depth limit stays unmatched, and the limits say how much was given up.
+TEST(AlignTest, GapLeftUnmatchedIsReported) {
+  struct Case {
+    std::vector<uint64_t> a, b;
+    uint64_t cells;
+    int depth;
+    size_t matches;
+    uint32_t gaps;
+    uint64_t a_items, b_items;
+  } cases[] = {
+      // [A B A] vs [B A B]: A and B repeat on one side, no anchor; 9 cells.
+      {{1, 2, 1}, {2, 1, 2}, 1, 0, 0, 1, 3, 3},
+      // The same within the limits: the exact LCS (2 matches), nothing given up.
+      {{1, 2, 1}, {2, 1, 2}, 16, 0, 2, 0, 0, 0},
+      {{1, 2, 1}, {2, 1, 2}, 1, 64, 2, 0, 0, 0},  // depth left: rarest-key anchors
+      // Unique anchors around the gap: only the gap itself is given up.
+      {{9, 1, 2, 1, 8}, {9, 2, 1, 2, 8}, 1, 0, 2, 1, 3, 3},
+      // Nothing in common is no limit: simply all removed and added.
+      {{1, 1}, {2, 2}, 1, 0, 0, 0, 0, 0},
+  };
+  for (const Case& c : cases) {
+    AlignLimits lim;
+    lim.max_depth = c.depth;
+    EXPECT_EQ(align(c.a, c.b, c.cells, &lim).size(), c.matches);
+    EXPECT_EQ(lim.gaps, c.gaps);
+    EXPECT_EQ(lim.a_items, c.a_items);
+    EXPECT_EQ(lim.b_items, c.b_items);
+    EXPECT_EQ(lim.any(), c.gaps != 0);
+  }
+}
+
 }  // namespace
 }  // namespace ksnap::diff

@@ -262,6 +262,40 @@ TEST(StructuralTest, LineDeletedFromARunOfCopiesShowsAlone) {
   }
 }
 
+// Where the line alignment gives up on a gap (no line unique to both sides,
+// over its limits) the lines are shown as removed and added, and `fallback`
+// says so: never a silent approximation. Real PTX (blocked matmul) with
+// three barrier/fence lines that trade places; by default they align.
+TEST(StructuralTest, GapLeftUnalignedIsAStatedFallback) {
+  std::string a = read(std::string(KSNAP_SOURCE_DIR) +
+                       "/tests/fixtures/realworld/llvm_opt_off/cache/"
+                       "IZRRFXHC4D7E56XLOLOBLIRCMFXPXQ44JOZF3MNFHW3IIKZLGWJQ/blocked_matmul_kernel.ptx");
+  const std::string anchor = "\tmov.b32 \t%r501, %r91;\n";
+  size_t at = a.find(anchor);
+  ASSERT_NE(at, std::string::npos);
+  std::string b = a;
+  a.insert(at + anchor.size(), "\tbar.sync \t0;\n\tmembar.gl;\n\tbar.sync \t0;\n");
+  b.insert(at + anchor.size(), "\tmembar.gl;\n\tbar.sync \t0;\n\tmembar.gl;\n");
+  auto ma = norm::normalize(TextBuffer("base", a), ir::Dialect::kPtx);
+  auto mb = norm::normalize(TextBuffer("head", b), ir::Dialect::kPtx);
+  ASSERT_TRUE(ma && mb);
+  StageDiff exact;
+  structural_diff(*ma, *mb, {}, &exact);
+  EXPECT_TRUE(exact.fallback.empty()) << exact.fallback;
+  EXPECT_EQ(exact.lines_added + exact.lines_removed, 2u);
+  StructuralOptions tight;
+  tight.align_cells = 1;
+  tight.align_depth = 0;
+  StageDiff cut;
+  structural_diff(*ma, *mb, tight, &cut);
+  EXPECT_EQ(cut.lines_removed, 3u);
+  EXPECT_EQ(cut.lines_added, 3u);
+  EXPECT_NE(cut.fallback.find("left 1 gap unaligned in `blocked_matmul_kernel` (3 BASE x 3 HEAD lines"),
+            std::string::npos)
+      << cut.fallback;
+  EXPECT_NE(cut.fallback.find("shown there as removed and added lines"), std::string::npos);
+}
+
 // Values built alike: three loop counters (tutorial 08's grouped TMA matmul:
 // one buffer index per descriptor, `%66`, `%67`, `%68`, each a phi, a shift,
 // an add/compare/select and an exit phi), or equal `and`s. Structure cannot

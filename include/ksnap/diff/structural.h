@@ -30,10 +30,18 @@ namespace ksnap::diff {
 
 struct StructuralOptions {
   uint32_t context = 3;
+  /// Bounds of the line alignment (diff/align.h): the largest gap (BASE
+  /// lines x HEAD lines) solved by exact LCS, and the depth of anchoring by
+  /// the rarest line beyond which a bigger gap is left unaligned. A gap left
+  /// unaligned is shown as removed + added lines and named in `fallback`.
+  uint64_t align_cells = 4u << 20;
+  int align_depth = 64;
 };
 
 /// Fills lines_added/removed, hunks and change_signature of `out` (status
-/// and other fields are the caller's). Any two Modules built by
+/// and other fields are the caller's). When the alignment left a gap
+/// unaligned (StructuralOptions), `out->fallback` says where and how big;
+/// the hunks are still complete and correct, only less precise there. Any two Modules built by
 /// norm::normalize can be diffed, whatever units each side has; a Module
 /// whose symbol references are out of range (not one normalize builds) is
 /// not diffed: `out->fallback` says why.
