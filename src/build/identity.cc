@@ -15,6 +15,8 @@
 // trailing components with the first; the diff pairs kernels of one name
 // by the longest such suffix (diff/pairing.h).
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "ksnap/build/build.h"
 
@@ -102,6 +104,35 @@ std::string source_tail(const Variant& v, size_t n) {
     case SourceKind::kUnknown: break;
   }
   return "";
+}
+
+std::map<std::pair<std::string, std::string>, std::string> kernel_labels(
+    const std::vector<KernelSource>& kernels) {
+  std::map<std::string, std::map<std::string, const Variant*>> sources;  // kernel -> source -> one
+  for (const KernelSource& k : kernels) sources[k.kernel].emplace(k.source, k.variant);
+  std::map<std::pair<std::string, std::string>, std::string> label;
+  for (const auto& [kernel, srcs] : sources) {
+    if (srcs.size() < 2) continue;
+    auto tail = [](const std::string& src, const Variant* v, size_t n) -> std::string {
+      if (src.empty()) return "source unknown";
+      std::string t = v ? source_tail(*v, n) : "";
+      return t.empty() ? src : t;
+    };
+    // Grow the tail until every source reads differently; the whole source
+    // at worst (when no tail tells two apart, they are spelled in full).
+    std::map<std::string, std::string> shown;
+    for (size_t n = 1; n <= 64; ++n) {
+      shown.clear();
+      std::set<std::string> seen;
+      bool distinct = true;
+      for (const auto& [src, v] : srcs) distinct &= seen.insert(shown[src] = tail(src, v, n)).second;
+      if (distinct) break;
+      if (n == 64)
+        for (const auto& [src, v] : srcs) shown[src] = src.empty() ? "source unknown" : src;
+    }
+    for (const auto& [src, v] : srcs) label[{kernel, src}] = kernel + " (" + shown[src] + ")";
+  }
+  return label;
 }
 
 }  // namespace ksnap::build

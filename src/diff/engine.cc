@@ -311,34 +311,17 @@ void build_groups(DiffResult* r) {
 }
 
 /// Fills VariantDiff::label: the kernel name, plus the shortest tail of
-/// the source that tells apart kernels sharing that name. `variant_of`
-/// gives a variant defined in each source (its kind decides the spelling).
+/// the source that tells apart kernels sharing that name
+/// (build::kernel_labels). `variant_of` gives a variant defined in each
+/// source (its kind decides the spelling).
 void label_kernels(const std::map<std::string, const build::Variant*>& variant_of,
                    DiffResult* r) {
-  std::map<std::string, std::set<std::string>> sources;  // kernel -> sources
-  for (const VariantDiff& v : r->variants) sources[v.kernel].insert(v.source);
-  std::map<std::pair<std::string, std::string>, std::string> label;
-  for (const auto& [kernel, srcs] : sources) {
-    if (srcs.size() < 2) continue;
-    auto tail = [&](const std::string& src, size_t n) -> std::string {
-      if (src.empty()) return "source unknown";
-      auto it = variant_of.find(src);
-      return it == variant_of.end() ? src : build::source_tail(*it->second, n);
-    };
-    // Grow the tail until every source reads differently; the whole source
-    // at worst (when no tail tells two apart, they are spelled in full).
-    std::map<std::string, std::string> shown;
-    for (size_t n = 1; n <= 64; ++n) {
-      shown.clear();
-      std::set<std::string> seen;
-      bool distinct = true;
-      for (const std::string& src : srcs) distinct &= seen.insert(shown[src] = tail(src, n)).second;
-      if (distinct) break;
-      if (n == 64)
-        for (const std::string& src : srcs) shown[src] = src.empty() ? "source unknown" : src;
-    }
-    for (const std::string& src : srcs) label[{kernel, src}] = kernel + " (" + shown[src] + ")";
+  std::vector<build::KernelSource> kernels;
+  for (const VariantDiff& v : r->variants) {
+    auto it = variant_of.find(v.source);
+    kernels.push_back({v.kernel, v.source, it == variant_of.end() ? nullptr : it->second});
   }
+  auto label = build::kernel_labels(kernels);
   for (VariantDiff& v : r->variants) {
     auto it = label.find({v.kernel, v.source});
     v.label = it != label.end() ? it->second : v.kernel;

@@ -52,37 +52,53 @@ Kept kept(const std::vector<StoredVariant>& vs, const LogQuery& q) {
 /// Compares two commits by blob ids; fills one KernelChange per changed
 /// kernel. Variants pair as in `ksnap diff` (kernel and where it is defined,
 /// signature, constexprs, options: diff::pair_variants), never by id alone.
+/// True when the store knows `stage` of variant `v` to be unstable.
+bool known_unstable(const std::vector<UnstableFact>& facts, const build::Variant& v,
+                    const std::string& stage) {
+  for (const UnstableFact& f : facts)
+    for (const build::UnstableStage& s : f.variant.stages)
+      if (s.stage == stage && build::same_variant_identity(f.variant.variant, v)) return true;
+  return false;
+}
+
 std::vector<KernelChange> compare(const std::vector<StoredVariant>& parent,
-                                  const std::vector<StoredVariant>& child, const LogQuery& q) {
+                                  const std::vector<StoredVariant>& child, const LogQuery& q,
+                                  const std::vector<UnstableFact>& facts) {
   Kept pk = kept(parent, q), ck = kept(child, q);
   std::map<std::string, KernelChange> out;
-  std::map<std::string, std::map<std::string, size_t>> stage_counts;  // kernel -> stage -> n
+  // kernel -> stage -> (variants changed, variants known unstable)
+  std::map<std::string, std::map<std::string, std::pair<size_t, size_t>>> stage_counts;
   for (const diff::VariantPair& pair : diff::pair_variants(pk.build, ck.build)) {
     const StoredVariant* p = pair.base >= 0 ? pk.records[pair.base] : nullptr;
     const StoredVariant* c = pair.head >= 0 ? ck.records[pair.head] : nullptr;
     const std::string& kernel = (c ? c : p)->meta.kernel;
-    std::set<std::string> changed_stages;
+    std::set<std::string> changed_stages, unstable_stages;
     for (const StoredVariant* side : {p, c}) {
       if (!side) continue;
       for (const StoredStage& s : side->stages) {
         if (!stage_wanted(q, s.stage)) continue;
         const StoredVariant* other = side == p ? c : p;
         const StoredStage* o = other ? other->stage(s.stage) : nullptr;
-        if (!o || o->blob != s.blob) changed_stages.insert(s.stage);
+        if (o && o->blob != s.blob && known_unstable(facts, c->meta, s.stage))
+          unstable_stages.insert(s.stage);  // both sides have it: nondeterminism
+        else if (!o || o->blob != s.blob)
+          changed_stages.insert(s.stage);
       }
     }
-    if (changed_stages.empty()) continue;
+    if (changed_stages.empty() && unstable_stages.empty()) continue;
     KernelChange& k = out[kernel];
     k.kernel = kernel;
-    k.changed.push_back((c ? c : p)->meta.id());
+    (changed_stages.empty() ? k.unstable : k.changed).push_back((c ? c : p)->meta.id());
     k.added += p ? 0 : 1;
     k.removed += c ? 0 : 1;
-    for (const std::string& s : changed_stages) ++stage_counts[kernel][s];
+    for (const std::string& s : changed_stages) ++stage_counts[kernel][s].first;
+    for (const std::string& s : unstable_stages) ++stage_counts[kernel][s].second;
   }
   std::vector<KernelChange> result;
   for (auto& [kernel, k] : out) {
     for (const StoredVariant* v : ck.records) k.variants_total += v->meta.kernel == kernel;
-    for (const auto& [stage, n] : stage_counts[kernel]) k.stages.push_back({stage, n, 0, 0});
+    for (const auto& [stage, n] : stage_counts[kernel])
+      k.stages.push_back({stage, n.first, 0, 0, n.second});
     std::stable_sort(k.stages.begin(), k.stages.end(),
                      [](const StageChange& a, const StageChange& b) {
                        return build::stage_rank(a.stage) < build::stage_rank(b.stage);
@@ -114,7 +130,7 @@ Status summarize(Store& store, const std::string& parent, const std::string& chi
       for (const diff::VariantDiff& v : r.variants) {
         if (v.kernel != k.kernel) continue;
         const diff::StageDiff* sd = v.stage(s.stage);
-        if (!sd || sd->status == diff::ChangeStatus::kUnchanged) continue;
+        if (!sd || sd->status == diff::ChangeStatus::kUnchanged || sd->unstable) continue;
         s.lines_added += sd->lines_added;
         s.lines_removed += sd->lines_removed;
       }
@@ -143,6 +159,7 @@ Expected<std::vector<LogEntry>> kernel_log(Store& store, const LogQuery& q) {
     if (!sha) return sha.status();
     cur = *sha;
   }
+  KSNAP_ASSIGN_OR_RETURN(std::vector<UnstableFact> facts, store.unstable());
   std::vector<LogEntry> out;
   std::unordered_set<std::string> visited;
   KSNAP_ASSIGN_OR_RETURN(std::vector<StoredVariant> child_vars, store.variants(cur));
@@ -152,7 +169,7 @@ Expected<std::vector<LogEntry>> kernel_log(Store& store, const LogQuery& q) {
     KSNAP_ASSIGN_OR_RETURN(std::vector<StoredVariant> parent_vars, store.variants(prev));
     // Equal trees: nothing changed (the common case, decided without IR).
     if (info[prev].tree != info[cur].tree) {
-      std::vector<KernelChange> changes = compare(parent_vars, child_vars, q);
+      std::vector<KernelChange> changes = compare(parent_vars, child_vars, q, facts);
       if (!changes.empty()) {
         if (q.summaries) KSNAP_RETURN_IF_ERROR(summarize(store, prev, cur, q, &changes));
         out.push_back(LogEntry{info[cur], prev, std::move(changes)});
@@ -167,7 +184,10 @@ Expected<std::vector<LogEntry>> kernel_log(Store& store, const LogQuery& q) {
 
 std::string format_log_line(const LogEntry& e, const KernelChange& k) {
   std::string out = e.commit.sha.substr(0, 12) + " " + format_date(e.commit.date) + " " + k.kernel;
-  if (k.changed.size() == 1) {
+  if (k.changed.empty()) {
+    out.append(" ").append(std::to_string(k.unstable.size())).append(" of ");
+    out.append(std::to_string(k.variants_total)).append(" variants, unstable only");
+  } else if (k.changed.size() == 1) {
     // kernel|{constexprs}|{options}: show the variant's identity after the kernel.
     const std::string& id = k.changed[0];
     size_t bar = id.find('|');
@@ -185,8 +205,12 @@ std::string format_log_line(const LogEntry& e, const KernelChange& k) {
   out += ":";
   for (size_t i = 0; i < k.stages.size(); ++i) {
     const StageChange& s = k.stages[i];
-    out += (i ? ", " : " ") + s.stage + " +" + std::to_string(s.lines_added) + " -" +
-           std::to_string(s.lines_removed);
+    out += (i ? ", " : " ") + s.stage;
+    if (s.variants)
+      out += " +" + std::to_string(s.lines_added) + " -" + std::to_string(s.lines_removed);
+    if (s.unstable)
+      out += s.variants ? " (+" + std::to_string(s.unstable) + " unstable)"
+                        : " unstable x" + std::to_string(s.unstable);
   }
   if (!e.commit.subject.empty()) out += "  " + e.commit.subject;
   return out;

@@ -126,6 +126,22 @@ TEST_F(DeterminismCli, RecordedCommitsRememberUnstableStages) {
   EXPECT_NE(ls.out.find("bbbbbbbbbbbb"), std::string::npos) << ls.out;
   EXPECT_NE(ls.out.find("attn_fwd"), std::string::npos) << ls.out;
   EXPECT_NE(ls.out.find("2 unstable variant-stages known"), std::string::npos) << ls.out;
+  // `ksnap show` of the capture and `ksnap log` of the store say which
+  // stages are known unstable; the log does not count them as changes.
+  CmdResult sh = run("show " + again);
+  ASSERT_EQ(sh.rc, 0) << sh.err;
+  EXPECT_NE(sh.out.find("ttgir(unstable)"), std::string::npos) << sh.out;
+  EXPECT_NE(sh.out.find("llir(unstable)"), std::string::npos) << sh.out;
+  CmdResult lg = run("log --store " + db + " --repo ''");
+  ASSERT_EQ(lg.rc, 0) << lg.err;
+  EXPECT_NE(lg.out.find("unstable only: ttgir unstable x1, llir unstable x1"), std::string::npos)
+      << lg.out;
+  CmdResult lgj = run("log --store " + db + " --repo '' -f json");
+  ASSERT_EQ(lgj.rc, 0) << lgj.err;
+  json lj0 = json::parse(lgj.out);
+  ASSERT_EQ(lj0.size(), 1u);
+  EXPECT_TRUE(lj0[0]["kernels"][0]["variants"].empty());
+  EXPECT_EQ(lj0[0]["kernels"][0]["unstable_variants"].size(), 1u);
   CmdResult lj = run("store unstable --store " + db + " -f json");
   ASSERT_EQ(lj.rc, 0);
   EXPECT_EQ(json::parse(lj.out)["variants"].size(), 2u);

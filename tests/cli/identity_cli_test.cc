@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -76,6 +77,21 @@ TEST(IdentityCli, TwoScriptsDefiningOneKernelNameAreTwoKernels) {
   CmdResult md = run("diff " + tmp.path + "/base " + tmp.path + "/head --format markdown");
   EXPECT_NE(md.out.find("**Removed variants**\n\n- `matmul_kernel (a.py) "), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("<b>matmul_kernel (b.py)</b>"), std::string::npos) << md.out;  // HTML: no Markdown escapes
+  // The HTML page carries the labels in its data island.
+  CmdResult html = run("diff " + tmp.path + "/base " + tmp.path + "/head --format html");
+  EXPECT_NE(html.out.find("matmul_kernel (b.py)"), std::string::npos);
+  // `ksnap show` tells the two matmul_kernels apart too, in text and JSON.
+  CmdResult show = run("show " + tmp.path + "/base");
+  ASSERT_EQ(show.rc, 0) << show.err;
+  EXPECT_NE(show.out.find("  matmul_kernel (a.py) {"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("  matmul_kernel (b.py) {"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("  add_kernel {"), std::string::npos) << show.out;
+  CmdResult sj = run("show " + tmp.path + "/base -f json");
+  ASSERT_EQ(sj.rc, 0) << sj.err;
+  std::set<std::string> shown;
+  for (const auto& v : json::parse(sj.out)) shown.insert(v["label"].get<std::string>() + "@" + v["source"].get<std::string>());
+  EXPECT_TRUE(shown.count("matmul_kernel (a.py)@/ci/a/bench/a.py"));
+  EXPECT_TRUE(shown.count("matmul_kernel (b.py)@/ci/a/bench/b.py"));
 }
 
 TEST(IdentityCli, NoiseFromAnotherPathStillPairsExactly) {

@@ -5,6 +5,7 @@
 #include "ksnap/build/unstable.h"
 #include "ksnap/diff/determinism.h"
 #include "ksnap/diff/engine.h"
+#include "ksnap/store/log.h"
 #include "ksnap/store/maintenance.h"
 #include "ksnap/store/store.h"
 #include "store/sqlite_db.h"
@@ -75,6 +76,39 @@ TEST_F(UnstableStoreTest, RecordRemembersAndLoadMarksEveryCommit) {
   EXPECT_TRUE(r->any_change());
   EXPECT_FALSE(r->any_real_change());
   EXPECT_EQ(r->unstable_stage_count(), 2u);
+}
+
+// `ksnap log` counts a stage the store knows to be unstable apart: the
+// commit whose only difference is attn_fwd's nondeterminism reads "unstable
+// only", with no line counts, never as a change of attn_fwd.
+TEST_F(UnstableStoreTest, LogTellsUnstableStagesApart) {
+  ASSERT_TRUE(store_->record(base_, commit(kSha1)));
+  ASSERT_TRUE(store_->record(again_, commit(kSha2, {kSha1})));
+  for (bool summaries : {true, false}) {
+    LogQuery q;
+    q.repo = "";
+    q.summaries = summaries;
+    auto log = kernel_log(*store_, q);
+    ASSERT_TRUE(log) << log.status().to_string();
+    ASSERT_EQ(log->size(), 1u);
+    const LogEntry& e = (*log)[0];
+    ASSERT_EQ(e.kernels.size(), 1u);
+    const KernelChange& k = e.kernels[0];
+    EXPECT_EQ(k.kernel, "attn_fwd");
+    EXPECT_TRUE(k.changed.empty());
+    EXPECT_EQ(k.unstable.size(), 1u);
+    ASSERT_EQ(k.stages.size(), 2u);
+    for (const StageChange& st : k.stages) {
+      EXPECT_EQ(st.variants, 0u) << st.stage;
+      EXPECT_EQ(st.unstable, 1u) << st.stage;
+      EXPECT_EQ(st.lines_added + st.lines_removed, 0u) << st.stage;
+    }
+    std::string line = format_log_line(e, k);
+    EXPECT_NE(line.find("attn_fwd 1 of "), std::string::npos) << line;
+    EXPECT_NE(line.find("variants, unstable only: ttgir unstable x1, llir unstable x1"),
+              std::string::npos)
+        << line;
+  }
 }
 
 TEST_F(UnstableStoreTest, ReRecordingWithAReportAddsOnlyTheFacts) {

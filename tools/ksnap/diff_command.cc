@@ -240,6 +240,14 @@ int run_diff(const DiffArgs& a) {
 int run_show(const std::string& path, const std::string& format) {
   auto b = build::load_build(path);
   if (!b) return report_error(b.status());
+  // Kernels of one name defined in two places are told apart by their source.
+  std::vector<build::KernelSource> kernels;
+  for (const auto& v : b->variants) kernels.push_back({v.kernel, v.source(), &v});
+  const auto labels = build::kernel_labels(kernels);
+  auto label_of = [&labels](const build::Variant& v) {
+    auto it = labels.find({v.kernel, v.source()});
+    return it == labels.end() ? v.kernel : it->second;
+  };
   if (format == "json") {
     // Values are JSON text (python_json of parsed JSON); names may be any
     // bytes: json::dump spells them as valid UTF-8 and never throws.
@@ -256,6 +264,9 @@ int run_show(const std::string& path, const std::string& format) {
       nlohmann::json stages = nlohmann::json::array();
       for (const auto& st : v.stages) stages.push_back(st.stage);
       out.push_back({{"kernel", v.kernel},
+                     {"label", label_of(v)},
+                     {"source", v.source()},
+                     {"unstable_stages", v.unstable_stages},
                      {"id", v.id()},
                      {"signature", v.signature},
                      {"constexprs", object_of(v.constexprs)},
@@ -267,14 +278,18 @@ int run_show(const std::string& path, const std::string& format) {
     return kExitOk;
   }
   const char* kind = b->kind == build::BuildKind::kCapture ? "capture" : "triton cache";
-  std::cout << b->name << " (" << kind;
-  if (!b->triton_version.empty()) std::cout << ", triton " << b->triton_version;
-  if (!b->arch.empty()) std::cout << ", " << b->arch;
+  std::cout << escape_control(b->name) << " (" << kind;
+  if (!b->triton_version.empty()) std::cout << ", triton " << escape_control(b->triton_version);
+  if (!b->arch.empty()) std::cout << ", " << escape_control(b->arch);
   std::cout << "): " << b->variants.size() << " variants\n";
   for (const auto& v : b->variants) {
-    std::cout << "  " << v.kernel << " " << v.constexprs_text() << " " << v.options_text() << "  ";
-    for (size_t k = 0; k < v.stages.size(); ++k) std::cout << (k ? "," : "") << v.stages[k].stage;
-    for (const auto& [r, n] : v.resources) std::cout << "  " << r << "=" << n;
+    std::cout << "  " << escape_control(label_of(v)) << " " << escape_control(v.constexprs_text())
+              << " " << escape_control(v.options_text()) << "  ";
+    for (size_t k = 0; k < v.stages.size(); ++k) {
+      std::cout << (k ? "," : "") << escape_control(v.stages[k].stage);
+      if (v.unstable(v.stages[k].stage)) std::cout << "(unstable)";
+    }
+    for (const auto& [r, n] : v.resources) std::cout << "  " << escape_control(r) << "=" << n;
     std::cout << "\n";
   }
   return kExitOk;

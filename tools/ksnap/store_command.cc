@@ -195,6 +195,7 @@ int run_log(const LogArgs& a) {
         nlohmann::json jk;
         jk["kernel"] = k.kernel;
         jk["variants"] = k.changed;
+        jk["unstable_variants"] = k.unstable;  // every differing stage known unstable
         jk["variants_total"] = k.variants_total;
         jk["added"] = k.added;
         jk["removed"] = k.removed;
@@ -202,7 +203,8 @@ int run_log(const LogArgs& a) {
           jk["stages"].push_back({{"stage", st.stage},
                                   {"variants", st.variants},
                                   {"lines_added", st.lines_added},
-                                  {"lines_removed", st.lines_removed}});
+                                  {"lines_removed", st.lines_removed},
+                                  {"unstable", st.unstable}});
         je["kernels"].push_back(jk);
       }
       out.push_back(je);

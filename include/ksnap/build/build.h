@@ -144,6 +144,21 @@ size_t common_source_suffix(const std::vector<std::string>& a, const std::vector
 /// apart kernels of one name.
 std::string source_tail(const Variant& v, size_t n);
 
+/// Labels for kernels that share a name: for each (kernel, source) of
+/// `kernels` whose kernel name is defined in two or more sources,
+/// "kernel (tail)" with the shortest source_tail that tells the sources
+/// apart (the whole source at worst, "source unknown" when empty). Kernels
+/// defined in one source are absent: their label is the name itself.
+/// Example: matmul_kernel in /ci/a/bench.py and /ci/b/bench.py ->
+/// "matmul_kernel (a/bench.py)", "matmul_kernel (b/bench.py)".
+struct KernelSource {
+  std::string kernel;
+  std::string source;              ///< As Variant::source() spells it ("" = unknown).
+  const Variant* variant = nullptr;  ///< One variant defined there (its source kind).
+};
+std::map<std::pair<std::string, std::string>, std::string> kernel_labels(
+    const std::vector<KernelSource>& kernels);
+
 /// Highest capture format_version this ksnap reads.
 inline constexpr int kCaptureFormatVersion = 1;
 

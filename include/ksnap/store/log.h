@@ -36,12 +36,19 @@ struct StageChange {
   std::string stage;
   size_t variants = 0;  ///< Variants whose normalized IR of this stage changed.
   uint32_t lines_added = 0, lines_removed = 0;  ///< Summed over them (0 without summaries).
+  /// Variants whose text of this stage differs but the store knows the stage
+  /// to compile nondeterministically (Store::unstable): not in `variants`,
+  /// nor in the line counts.
+  size_t unstable = 0;
 };
 
 struct KernelChange {
   std::string kernel;
   size_t variants_total = 0;         ///< The kernel's variants in the child commit.
   std::vector<std::string> changed;  ///< Variant ids changed (incl. added/removed).
+  /// Variant ids whose every differing stage is known unstable (not in
+  /// `changed`): compiler nondeterminism, not a change of the commit.
+  std::vector<std::string> unstable;
   size_t added = 0, removed = 0;     ///< Variants only in child / only in parent.
   std::vector<StageChange> stages;   ///< Pipeline order.
 };
@@ -56,7 +63,9 @@ struct LogEntry {
 /// malformed stored IR while summarizing (naming the stored path).
 Expected<std::vector<LogEntry>> kernel_log(Store& store, const LogQuery& q);
 
-/// "<sha12> <YYYY-MM-DD> <kernel> <variants>: <stage> +a -r, ...  <subject>".
+/// "<sha12> <YYYY-MM-DD> <kernel> <variants>: <stage> +a -r, ...  <subject>";
+/// known-unstable stages read "<stage> unstable x<n>" (or "(+n unstable)"
+/// after a real change), and a kernel with only those says "unstable only".
 std::string format_log_line(const LogEntry& e, const KernelChange& k);
 
 }  // namespace ksnap::store
