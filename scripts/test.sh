@@ -41,6 +41,8 @@ fi
 # (the step runner of the workflows runs inside ctest: workflow_scripts).
 echo "== install: tune-only prefix + consumer project"
 bash tests/consumer/run.sh
+echo "== cmake_minimum_required 3.22 with a real CMake 3.22.1"
+bash tests/cmake/min_version.sh
 echo "== package: the .deb, built, installed, used (KSNAP_PACKAGE_INSTALL=${KSNAP_PACKAGE_INSTALL:-auto})"
 bash tests/package/run.sh build
 echo "== workflow YAML lint"
