@@ -45,6 +45,8 @@ echo "== cmake_minimum_required 3.22 with a real CMake 3.22.1"
 bash tests/cmake/min_version.sh
 echo "== package: the .deb, built, installed, used (KSNAP_PACKAGE_INSTALL=${KSNAP_PACKAGE_INSTALL:-auto})"
 bash tests/package/run.sh build
+echo "== action install: source (the action's own source built into RUNNER_TEMP, never the caller's tree)"
+bash tests/workflow/install_source.sh
 echo "== workflow YAML lint"
 bash tests/workflow/lint/run.sh
 # ---- end install, package, PR workflow
