@@ -126,6 +126,19 @@ TEST(Typos, UnknownValuesExit2AndSayWhatWasMeant) {
   EXPECT_EQ(run("diff " + b + " " + h + " --kernel softmax_kernel --stages ttgir --exit-code").rc, 1);
 }
 
+// A Markdown cap too small to hold the header is a usage error, not a
+// comment over the cap.
+TEST(Typos, MarkdownCapBelowTheSmallestReportExits2) {
+  for (const char* cap : {"0", "100", "1023"}) {
+    CmdResult r = run("diff " + example("base") + " " + example("no_licm") + " -f markdown --max-bytes " + cap);
+    EXPECT_EQ(r.rc, 2) << cap;
+    EXPECT_NE(r.err.find("--max-bytes"), std::string::npos) << r.err;
+  }
+  CmdResult ok = run("diff " + example("base") + " " + example("no_licm") + " -f markdown --max-bytes 1024");
+  EXPECT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_LE(ok.out.size(), 1024u);
+}
+
 TEST(Habits, QuietNameOnlyAndBareColor) {
   std::string b = example("base");
   CmdResult q = run("diff " + b + " " + example("no_licm") + " -q");

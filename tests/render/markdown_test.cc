@@ -165,6 +165,26 @@ TEST(Markdown, HostileCaptureRendersInertUnderTheCap) {
   EXPECT_GT(titles, 3u);
 }
 
+// The cap holds for every cap the CLI accepts (1024 and up), with names as
+// long as a capture may have and a long link.
+TEST(Markdown, EveryAcceptedCapHolds) {
+  diff::DiffResult r = hostile(/*added=*/500, /*groups=*/40);
+  r.base_name = std::string(300, 'b') + " `x` ";
+  r.head_name = std::string(300, 'h') + " <b>@someone</b>";
+  report::Report rep = report::build_report(r, nullptr, default_report_options(Format::kMarkdown));
+  for (size_t cap : {1024u, 1200u, 1500u, 2048u, 3000u, 6000u}) {
+    for (size_t url : {0u, 100u, 250u}) {
+      WriteOptions w;
+      w.max_bytes = cap;
+      if (url) w.html_url = "https://github.com/o/r/actions/runs/" + std::string(url, '1');
+      std::string md = render_markdown(rep, w);
+      EXPECT_LE(md.size(), cap) << "cap " << cap << ", url " << url;
+      EXPECT_TRUE(is_valid_utf8(md));
+      EXPECT_NE(md.find("## ksnap: IR changes"), std::string::npos) << cap;
+    }
+  }
+}
+
 TEST(Markdown, SmallCapHoldsEverythingAndLinksTheFullReport) {
   diff::DiffResult r = hostile(/*added=*/500, /*groups=*/40);
   report::Report rep = report::build_report(r, nullptr, default_report_options(Format::kMarkdown));

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -368,7 +369,19 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
   d->add_option("--context,-U", a->context, "Context lines around changes (default 3)");
   d->add_option("--jobs,-j", a->jobs, "Worker threads (default: one per core)");
   d->add_option("--store", a->store, "History store for commit arguments (default .ksnap/history.db)");
-  d->add_option("--max-bytes", a->max_bytes, "Markdown size cap in bytes, the whole comment (default 60000)");
+  d->add_option("--max-bytes", a->max_bytes,
+                 "Markdown size cap in bytes, the whole comment (default 60000; at least 1024, "
+                 "the smallest report that holds its header and headline)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            size_t n = 0;
+            auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+            if (ec != std::errc() || end != v.data() + v.size() || n < 1024)
+              return v + " is not a size of at least 1024 bytes (the smallest report: its "
+                     "header and headline alone may take 600)";
+            return "";
+          },
+          "BYTES>=1024"));
   d->add_option("--max-groups", a->max_groups, "Change groups shown in full (terminal, Markdown: 200)");
   d->add_option("--html-url", a->html_url, "Markdown: link to the full HTML report (e.g. a CI artifact)");
   d->add_flag("--no-diffs", a->no_diffs, "Summary and group headers only");
