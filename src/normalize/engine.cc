@@ -219,12 +219,11 @@ uint32_t Engine::lookup(SymbolMap& map, std::string_view key, SymbolClass cls,
 }
 
 uint32_t Engine::new_symbol(std::string_view key, SymbolClass cls, std::string_view mask) {
-  SymRec s;
+  SymRec& s = syms_.emplace_back();  // in place: no 120-byte copy through the stack
   s.name = key;
   s.mask = mask;
   s.unit = unit_;
   s.cls = cls;
-  syms_.push_back(s);
   return static_cast<uint32_t>(syms_.size() - 1);
 }
 
