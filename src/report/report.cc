@@ -174,7 +174,7 @@ std::string headline_text(const Totals& t) {
         std::to_string(t.variants) + " variants of " +
         plural(t.kernels_changed, "kernel", "kernels");
     if (t.added || t.removed)
-      s += " (" + std::to_string(t.added) + " variants added, " + std::to_string(t.removed) +
+      s += " (" + plural(t.added, "variant", "variants") + " added, " + std::to_string(t.removed) +
            " removed)";
     s += "; " + plural(t.groups, "distinct change", "distinct changes") + ".";
   }
