@@ -110,7 +110,7 @@ Expected<TextBuffer> read_text_file(const std::string& path, const ReadOptions& 
     if (nul != std::string::npos) {
       SourceLocation loc = location_in(*bytes, nul, path);
       return make_error(ErrorCode::kParseError,
-                        "binary data (NUL byte) in a text file; is this really IR?", loc);
+                        "binary data (a NUL byte) where text was expected", loc);
     }
   }
   return TextBuffer(path, std::move(*bytes));
