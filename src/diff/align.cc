@@ -15,7 +15,8 @@ struct Aligner {
   /// Match only keys unique in both gaps: where a key repeats, which copy
   /// goes with which is left to a coarser level.
   bool unique_only = false;
-  AlignLimits* limits = nullptr;
+  AlignLimits* limits = nullptr;  ///< Gaps given up are added here (optional).
+  int max_depth = 64;              ///< Rarest-key anchoring depth (AlignLimits::max_depth).
 
   void run(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1, int depth) {
     // Common prefix and suffix (emitted after the middle): positional, so
@@ -82,15 +83,15 @@ struct Aligner {
     }
     if (unique_only) return;
     uint64_t n = a1 - a0, m = b1 - b0;
-    if (n * m <= dp_limit || depth >= (limits ? limits->max_depth : 64)) {
+    if (n * m <= dp_limit || depth >= max_depth) {
       if (n * m <= dp_limit) {
         lcs(a0, a1, b0, b1);
-      } else if (limits && std::any_of(counts.begin(), counts.end(),
-                                       [](const auto& kc) { return kc.second.nb > 0; })) {  // too big and too deep: left unmatched, and said so
+      } else if (limits && std::any_of(counts.begin(), counts.end(), [](const auto& kc) {
+                   return kc.second.nb > 0;
+                 })) {  // too big and too deep, with keys in common: left unmatched, said so
         ++limits->gaps;
         limits->a_items += n;
         limits->b_items += m;
-        limits->largest_cells = std::max(limits->largest_cells, n * m);
       }
       return;
     }
@@ -150,6 +151,7 @@ std::vector<Match> align(const std::vector<uint64_t>& a, const std::vector<uint6
                          uint64_t dp_cell_limit, AlignLimits* limits) {
   Aligner al{a, b, dp_cell_limit, {}};
   al.limits = limits;
+  if (limits) al.max_depth = limits->max_depth;
   al.out.reserve(std::min(a.size(), b.size()));
   al.run(0, static_cast<uint32_t>(a.size()), 0, static_cast<uint32_t>(b.size()), 0);
   return std::move(al.out);

@@ -28,7 +28,6 @@ struct AlignLimits {
   uint32_t gaps = 0;     ///< Gaps left unmatched.
   uint64_t a_items = 0;  ///< Elements of `a` in them.
   uint64_t b_items = 0;  ///< Elements of `b` in them.
-  uint64_t largest_cells = 0;  ///< Largest n*m among them.
   bool any() const { return gaps != 0; }
 };
 
