@@ -11,6 +11,15 @@
 
 namespace ksnap::tune {
 
+Expected<std::shared_ptr<CudaBackend>> CudaBackend::from_capture(const std::string& capture_dir,
+                                                                 const std::string& kernel,
+                                                                 GridFn grid, int ordinal) {
+  KSNAP_ASSIGN_OR_RETURN(auto variants, load_capture_kernel(capture_dir, kernel, true));
+  return create(std::move(variants), std::move(grid), ordinal);
+}
+
+#if KSNAP_HAVE_CUDA_H
+
 namespace {
 
 uint64_t variant_identity(const CapturedVariant& v) {
@@ -28,15 +37,6 @@ uint64_t variant_identity(const CapturedVariant& v) {
 }
 
 }  // namespace
-
-Expected<std::shared_ptr<CudaBackend>> CudaBackend::from_capture(const std::string& capture_dir,
-                                                                 const std::string& kernel,
-                                                                 GridFn grid, int ordinal) {
-  KSNAP_ASSIGN_OR_RETURN(auto variants, load_capture_kernel(capture_dir, kernel, true));
-  return create(std::move(variants), std::move(grid), ordinal);
-}
-
-#if KSNAP_HAVE_CUDA_H
 
 using detail::CudaDriver;
 

@@ -316,14 +316,15 @@ try {
   if (env.KSNAP_CORPUS_DIR) pairs.push(['corpus', path.join(env.KSNAP_CORPUS_DIR, 'base'), path.join(env.KSNAP_CORPUS_DIR, 'no_licm')]);
   if (env.KSNAP_CORPUS_DIR) {
     // Variants on one side only: BASE without its first variant, HEAD without its last
-    // (manifests cut down, the Triton cache folders linked).
+    // (manifests cut down, the Triton cache folders copied: ksnap refuses a capture whose
+    // paths go through a symbolic link leading out of the capture folder).
     const cut = (build, drop) => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), `ksnap-${build}-`));
       tmpDirs.push(dir);
       const m = JSON.parse(fs.readFileSync(path.join(env.KSNAP_CORPUS_DIR, build, 'manifest.json'), 'utf8'));
       m.entries.splice(drop === 'first' ? 0 : m.entries.length - 1, 1);
       fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(m));
-      fs.symlinkSync(path.join(env.KSNAP_CORPUS_DIR, build, 'cache'), path.join(dir, 'cache'));
+      fs.cpSync(path.join(env.KSNAP_CORPUS_DIR, build, 'cache'), path.join(dir, 'cache'), {recursive: true});
       return dir;
     };
     pairs.push(['onesided', cut('base', 'first'), cut('no_licm', 'last')]);
