@@ -38,9 +38,9 @@
 
 #include "ksnap/perf/bootstrap.h"
 #include "ksnap/perf/compare.h"
-#include "ksnap/perf/json.h"
 #include "ksnap/perf/multiple_testing.h"
 #include "ksnap/support/file.h"
+#include "ksnap/support/json.h"
 
 using namespace ksnap;
 using namespace ksnap::perf;
@@ -70,35 +70,50 @@ bool fail(const Status& s) {
   return false;
 }
 
+/// Numbers of the array at `n` into *out (a located error for anything else).
+Status read_numbers(const json::Node& n, std::vector<double>* out) {
+  KSNAP_RETURN_IF_ERROR(n.expect_array(json::Need::kRequired));
+  out->resize(n.size());
+  for (size_t i = 0; i < n.size(); ++i)
+    KSNAP_RETURN_IF_ERROR(n[i].read(&(*out)[i], json::Need::kRequired));
+  return Status::ok();
+}
+
+/// "512x512x512" from the shape array at `n`.
+Status read_shape(const json::Node& n, std::string* name) {
+  std::vector<double> dims;
+  KSNAP_RETURN_IF_ERROR(read_numbers(n, &dims));
+  for (double d : dims) {
+    if (!name->empty()) name->push_back('x');
+    name->append(std::to_string(static_cast<long>(d)));
+  }
+  return Status::ok();
+}
+
 bool load_samples(const std::string& path, Data& data) {
   auto buf = read_text_file(path);
   if (!buf) return fail(buf.status());
-  auto doc = parse_json(*buf);
+  auto doc = json::Document::parse(buf->view(), path);
   if (!doc) return fail(doc.status());
-  const JsonValue* shapes = doc->find("shapes");
-  if (!shapes || !shapes->is_array())
-    return fail(make_error(ErrorCode::kParseError, "no shapes", {path}));
-  for (const JsonValue& s : shapes->items) {
-    const JsonValue* shape = s.find("shape");
-    const JsonValue* samples = s.find("samples_us");
-    const JsonValue* do_bench = s.find("do_bench_us");
-    if (!shape || !samples || !do_bench || !samples->is_array() || !do_bench->is_array() ||
-        samples->items.size() != do_bench->items.size()) {
-      return fail(make_error(ErrorCode::kParseError, "shape entry lacks samples_us/do_bench_us",
-                             {path, s.line, 0}));
-    }
+  json::Node shapes = doc->root()["shapes"];
+  if (Status s = shapes.expect_array(json::Need::kRequired); !s) return fail(s);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    json::Node s = shapes[i], samples = s["samples_us"];
     std::string name;
-    for (const JsonValue& d : shape->items) {
-      name += (name.empty() ? "" : "x") + std::to_string(static_cast<long>(d.number));
-    }
+    std::vector<double> do_bench;
+    if (Status st = read_shape(s["shape"], &name); !st) return fail(st);
+    if (Status st = read_numbers(s["do_bench_us"], &do_bench); !st) return fail(st);
+    if (Status st = samples.expect_array(json::Need::kRequired); !st) return fail(st);
+    if (samples.size() != do_bench.size())
+      return fail(s.error("samples_us and do_bench_us differ in length"));
     data.shapes.push_back(name);
-    for (size_t c = 0; c < samples->items.size(); ++c) {
+    for (size_t c = 0; c < samples.size(); ++c) {
       Point p;
       p.shape = data.shapes.size() - 1;
       p.config = c;
       p.label = "matmul[shape=" + name + ",config=" + std::to_string(c) + "]";
-      for (const JsonValue& v : samples->items[c].items) p.samples.push_back(v.number);
-      p.do_bench_us = do_bench->items[c].number;
+      if (Status st = read_numbers(samples[c], &p.samples); !st) return fail(st);
+      p.do_bench_us = do_bench[c];
       p.do_bench_n =
           static_cast<uint32_t>(std::max(1.0, std::floor(kRepUs / (kFlushUs + p.do_bench_us))));
       data.points.push_back(std::move(p));
@@ -296,20 +311,23 @@ void real_runs_check(const std::string& path) {
     std::printf("(skipped: %s)\n", buf.status().to_string().c_str());
     return;
   }
-  auto doc = parse_json(*buf);
-  if (!doc || !doc->find("runs")) {
+  auto doc = json::Document::parse(buf->view(), path);
+  if (!doc || !doc->root()["runs"].is_array()) {
     std::printf("(skipped: %s)\n", doc ? "no runs" : doc.status().to_string().c_str());
     return;
   }
   // runs[shape label][run index] = samples
   std::vector<std::pair<std::string, std::vector<std::vector<double>>>> by_shape;
-  for (const JsonValue& r : doc->find("runs")->items) {
+  json::Node runs = doc->root()["runs"];
+  for (size_t i = 0; i < runs.size(); ++i) {
     std::string name;
-    for (const JsonValue& d : r.find("shape")->items) {
-      name += (name.empty() ? "" : "x") + std::to_string(static_cast<long>(d.number));
-    }
     std::vector<double> s;
-    for (const JsonValue& v : r.find("samples_us")->items) s.push_back(v.number);
+    Status st = read_shape(runs[i]["shape"], &name);
+    if (st) st = read_numbers(runs[i]["samples_us"], &s);
+    if (!st) {
+      std::printf("(skipped: %s)\n", st.to_string().c_str());
+      return;
+    }
     auto it = std::find_if(by_shape.begin(), by_shape.end(),
                            [&](const auto& e) { return e.first == name; });
     if (it == by_shape.end()) {

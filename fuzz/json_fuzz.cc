@@ -2,7 +2,9 @@
 // through. Checks: parse never throws or recurses past kMaxDepth; an error
 // is kParseError located inside the text; a parsed value dumps to valid
 // UTF-8 that parses back to the same value; every member path is located
-// inside the text and typed reads never throw.
+// inside the text and typed reads never throw. The same text read as a
+// sequence (JSON lines): errors located inside the text; a text that parses
+// as one document is a sequence of exactly that document.
 #include <cstdint>
 #include <string>
 
@@ -54,7 +56,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ksnap;
   std::string_view text(reinterpret_cast<const char*>(data), size);
   const size_t lines = line_count(text);
+  auto seq = json::Document::parse_sequence(text, "fuzz.jsonl");
+  if (!seq) {
+    check(seq.status().code() == ErrorCode::kParseError);
+    check(seq.status().location().line >= 1 && seq.status().location().line <= lines);
+  } else {
+    for (const json::Document& d : *seq) walk(d.root(), 3, lines);
+  }
   auto doc = json::Document::parse(text, "fuzz.json");
+  if (doc) check(seq.has_value() && seq->size() == 1 && (*seq)[0].value() == doc->value());
   if (!doc) {
     const Status& s = doc.status();
     check(s.code() == ErrorCode::kParseError);

@@ -1,10 +1,10 @@
 #include "ksnap/perf/attribution.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 
-#include "ksnap/perf/json.h"
+#include "ksnap/support/json.h"
+#include "perf/json_param.h"
 
 namespace ksnap::perf {
 namespace {
@@ -49,25 +49,6 @@ std::string lower_text(std::string_view s) {
 
 bool same_value(const std::string& a, const std::string& b) {
   return a == b || lower_text(a) == lower_text(b);
-}
-
-/// Scalar JSON value as label text ("" for arrays and objects: never equal).
-std::string json_label_text(const JsonValue& v) {
-  switch (v.kind) {
-    case JsonValue::Kind::kString:
-      return v.string;
-    case JsonValue::Kind::kBool:
-      return v.boolean ? "true" : "false";
-    case JsonValue::Kind::kNumber: {
-      char buf[40];
-      std::snprintf(buf, sizeof(buf), "%.17g", v.number);
-      return normalize_param_value(buf);
-    }
-    case JsonValue::Kind::kNull:
-      return "none";
-    default:
-      return "";
-  }
 }
 
 std::string_view strip_dot_slash(std::string_view s) {
@@ -142,10 +123,11 @@ Attributor::Attributor(std::span<const VariantInfo> variants) : variants_(varian
     Prepared p;
     for (const std::string& label : v.bench_points) {
       if (!label.empty() && label.front() == '{') {
-        auto doc = parse_json(TextBuffer("benchmark point", label));
+        auto doc = json::parse(label, "benchmark point");
         if (doc && doc->is_object()) {
           std::vector<std::pair<std::string, std::string>> raw;
-          for (const auto& [k, jv] : doc->members) raw.emplace_back(k, json_label_text(jv));
+          for (auto it = doc->begin(); it != doc->end(); ++it)
+            raw.emplace_back(it.key(), json_param_text(it.value()));
           if (auto params = canonical_params(std::move(raw))) {
             p.labels.push_back(Label{false, "", std::move(*params)});
             continue;

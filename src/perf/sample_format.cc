@@ -1,11 +1,11 @@
 #include "ksnap/perf/sample_format.h"
 
 #include <cmath>
-#include <cstdio>
 
 #include "ksnap/perf/csv.h"
-#include "ksnap/perf/json.h"
 #include "ksnap/perf/number_text.h"
+#include "ksnap/support/json.h"
+#include "perf/json_param.h"
 
 namespace ksnap::perf {
 namespace {
@@ -175,82 +175,63 @@ Expected<BenchResults> parse_sample_csv(const TextBuffer& buf, const SampleForma
 
 namespace {
 
-std::string scalar_text(const JsonValue& v) {
-  switch (v.kind) {
-    case JsonValue::Kind::kString:
-      return v.string;
-    case JsonValue::Kind::kBool:
-      return v.boolean ? "true" : "false";
-    case JsonValue::Kind::kNumber: {
-      char buf[40];
-      std::snprintf(buf, sizeof(buf), "%.17g", v.number);
-      return normalize_param_value(buf);
-    }
-    default:
-      return "";
-  }
+/// The number at `n`, which must be finite (nlohmann reads 1e999 as inf).
+Status finite_number(const json::Node& n, const std::string& what, double* out) {
+  if (!n.present() || !n.value().is_number()) return n.error(what + " is not a number");
+  double x = n.value().get<double>();
+  if (!std::isfinite(x)) return n.error(what + " is out of range");
+  *out = x;
+  return Status::ok();
 }
 
-bool is_scalar(const JsonValue& v) {
-  return v.kind == JsonValue::Kind::kString || v.kind == JsonValue::Kind::kBool ||
-         v.kind == JsonValue::Kind::kNumber;
-}
-
-Status json_point(const JsonValue& obj, const std::string& file, const SampleFormatOptions& opts,
-                  BenchResults& out) {
-  SourceLocation where{file, obj.line, 0};
+Status json_point(const json::Node& obj, const SampleFormatOptions& opts, BenchResults& out) {
+  SourceLocation where = obj.location();
   if (!obj.is_object()) {
-    return error_at(
-        where, std::string("expected a benchmark point object, found ") + json_kind_name(obj.kind));
+    return obj.error(std::string("expected a benchmark point object, found ") +
+                     json::kind_name(obj.value()));
   }
   RawPoint raw;
   raw.where = where;
-  for (const JsonMember& member : obj.members) {
-    // Named references, not a structured binding: lambdas capture them (clang 14).
-    const std::string& key = member.key;
-    const JsonValue& v = member.value;
-    SourceLocation at{file, v.line, 0};
+  for (auto it = obj.value().begin(); it != obj.value().end(); ++it) {
+    const std::string& key = it.key();
+    const json::Node v = obj[key];
+    const json::Value& jv = v.value();
     auto want_string = [&](std::string& dst) -> Status {
-      if (!v.is_string()) return error_at(at, "'" + key + "' must be a string");
-      dst = v.string;
+      if (!jv.is_string()) return v.error("'" + key + "' must be a string");
+      dst = jv.get_ref<const std::string&>();
       return Status::ok();
     };
     auto want_number = [&](std::optional<double>& dst) -> Status {
-      if (!v.is_number()) return error_at(at, "'" + key + "' must be a number");
-      dst = v.number;
+      double x = 0;
+      KSNAP_RETURN_IF_ERROR(finite_number(v, "'" + key + "'", &x));
+      dst = x;
       return Status::ok();
     };
     if (key == "name") {
       KSNAP_RETURN_IF_ERROR(want_string(raw.name));
     } else if (key == "params") {
-      if (v.is_string()) {
-        raw.params_text = v.string;
-      } else if (v.is_object()) {
-        for (const auto& [pk, pv] : v.members) {
-          if (!is_scalar(pv)) return error_at(at, "params '" + pk + "' must be a scalar");
-          raw.params.emplace_back(pk, scalar_text(pv));
+      if (jv.is_string()) {
+        raw.params_text = jv.get_ref<const std::string&>();
+      } else if (jv.is_object()) {
+        for (auto p = jv.begin(); p != jv.end(); ++p) {
+          if (!is_json_scalar(p.value())) return v[p.key()].error("params '" + p.key() + "' must be a scalar");
+          raw.params.emplace_back(p.key(), json_param_text(p.value()));
         }
       } else {
-        return error_at(at, "'params' must be an object or a \"k=v;k=v\" string");
+        return v.error("'params' must be an object or a \"k=v;k=v\" string");
       }
     } else if (key == "samples") {
-      if (v.is_string()) {
-        auto s = parse_sample_list(v.string);
-        if (!s) return error_at(at, s.status().message());
+      if (jv.is_string()) {
+        auto s = parse_sample_list(jv.get_ref<const std::string&>());
+        if (!s) return v.error(s.status().message());
         raw.samples = std::move(*s);
-      } else if (v.is_array()) {
-        std::vector<double> s;
-        s.reserve(v.items.size());
-        for (size_t k = 0; k < v.items.size(); ++k) {
-          if (!v.items[k].is_number()) {
-            return error_at(SourceLocation{file, v.items[k].line, 0},
-                            "sample " + std::to_string(k + 1) + " is not a number");
-          }
-          s.push_back(v.items[k].number);
-        }
+      } else if (jv.is_array()) {
+        std::vector<double> s(jv.size());
+        for (size_t k = 0; k < jv.size(); ++k)
+          KSNAP_RETURN_IF_ERROR(finite_number(v[k], "sample " + std::to_string(k + 1), &s[k]));
         raw.samples = std::move(s);
       } else {
-        return error_at(at, "'samples' must be an array of numbers");
+        return v.error("'samples' must be an array of numbers");
       }
     } else if (key == "mean") {
       KSNAP_RETURN_IF_ERROR(want_number(raw.mean));
@@ -264,10 +245,10 @@ Status json_point(const JsonValue& obj, const std::string& file, const SampleFor
       KSNAP_RETURN_IF_ERROR(want_string(raw.kernel));
     } else if (key == "unit") {
       KSNAP_RETURN_IF_ERROR(want_string(raw.unit));
-    } else if (is_scalar(v)) {
-      raw.params.emplace_back(key, scalar_text(v));
-    } else if (v.kind != JsonValue::Kind::kNull) {
-      return error_at(at, "unknown member '" + key + "' is not a scalar");
+    } else if (is_json_scalar(jv)) {
+      raw.params.emplace_back(key, json_param_text(jv));
+    } else if (!jv.is_null()) {
+      return v.error("unknown member '" + key + "' is not a scalar");
     }
   }
   return finish_point(std::move(raw), opts, out);
@@ -276,23 +257,25 @@ Status json_point(const JsonValue& obj, const std::string& file, const SampleFor
 }  // namespace
 
 Expected<BenchResults> parse_sample_json(const TextBuffer& buf, const SampleFormatOptions& opts) {
-  KSNAP_ASSIGN_OR_RETURN(std::vector<JsonValue> docs, parse_json_sequence(buf));
+  KSNAP_ASSIGN_OR_RETURN(std::vector<json::Document> docs,
+                         json::Document::parse_sequence(buf.view(), buf.name()));
   if (docs.empty()) {
     return error_at(SourceLocation{buf.name(), 1, 0}, "empty file, expected benchmark points");
   }
-  const std::vector<JsonValue>* points = &docs;
-  if (docs.size() == 1 && docs[0].is_array()) {
-    points = &docs[0].items;
-  } else if (docs.size() == 1 && docs[0].is_object() && docs[0].find("results")) {
-    const JsonValue* results = docs[0].find("results");
-    if (!results->is_array()) {
-      return error_at(SourceLocation{buf.name(), results->line, 0}, "'results' must be an array");
-    }
-    points = &results->items;
-  }
   BenchResults out;
   out.sources.push_back(buf.name());
-  for (const JsonValue& p : *points) KSNAP_RETURN_IF_ERROR(json_point(p, buf.name(), opts, out));
+  // One array of points, or {"results": [...]}, or one point per document.
+  json::Node points = docs[0].root();
+  if (docs.size() == 1 && points.is_object() && points["results"].present()) {
+    points = points["results"];
+    if (!points.is_array()) return points.error("'results' must be an array");
+  }
+  if (docs.size() == 1 && points.is_array()) {
+    for (size_t i = 0; i < points.size(); ++i)
+      KSNAP_RETURN_IF_ERROR(json_point(points[i], opts, out));
+    return out;
+  }
+  for (const json::Document& d : docs) KSNAP_RETURN_IF_ERROR(json_point(d.root(), opts, out));
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "ksnap/support/json.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -208,12 +209,16 @@ const char* kind_name(const Value& v) {
   }
 }
 
-Status check_depth(std::string_view text, const std::string& file, int max_depth) {
+namespace {
+
+/// check_depth over text[begin, end), located in the whole text.
+Status check_depth_in(std::string_view text, size_t begin, size_t end, const std::string& file,
+                      int max_depth) {
   long depth = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
+  for (size_t i = begin; i < end; ++i) {
     char c = text[i];
     if (c == '"') {
-      i = skip_string(text, i) - 1;
+      i = skip_string(text.substr(0, end), i) - 1;
     } else if (c == '[' || c == '{') {
       if (++depth > max_depth)
         return make_error(ErrorCode::kParseError,
@@ -226,28 +231,66 @@ Status check_depth(std::string_view text, const std::string& file, int max_depth
   return Status::ok();
 }
 
-Expected<Value> parse(std::string_view text, const std::string& file, int max_depth) {
-  KSNAP_RETURN_IF_ERROR(check_depth(text, file, max_depth));
-  Value v = Value::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+/// Parses text[begin, end) as one value; errors located in the whole text.
+Expected<Value> parse_in(std::string_view text, size_t begin, size_t end, const std::string& file,
+                         int max_depth) {
+  KSNAP_RETURN_IF_ERROR(check_depth_in(text, begin, end, file, max_depth));
+  std::string_view part = text.substr(begin, end - begin);
+  // nlohmann stops at a NUL byte as at the end of the input ("7\0junk" would
+  // read as 7); a raw NUL is never valid JSON, not even inside a string.
+  if (size_t nul = part.find('\0'); nul != std::string_view::npos)
+    return make_error(ErrorCode::kParseError, "invalid JSON: a NUL byte",
+                      location_in(text, begin + nul, file));
+  Value v = Value::parse(part.begin(), part.end(), nullptr, /*allow_exceptions=*/false);
   if (!v.is_discarded()) return v;
   std::string why;
-  size_t at = syntax_error_offset(text, &why);
+  size_t at = syntax_error_offset(part, &why);
   // "[json.exception.parse_error.101] parse error at line 1, column 6: syntax error ..."
   size_t p = why.find("syntax error");
   if (p == std::string::npos) p = why.find("] ") == std::string::npos ? 0 : why.find("] ") + 2;
   why = why.empty() ? std::string("not valid JSON") : why.substr(p);
   return make_error(ErrorCode::kParseError, "invalid JSON: " + to_valid_utf8(why),
-                    location_in(text, at, file));
+                    location_in(text, begin + at, file));
+}
+
+/// Offset of the first value in `text`: after whitespace and a UTF-8 byte order mark.
+size_t first_value(std::string_view text) {
+  size_t at = skip_space(text, 0);
+  if (text.substr(at, 3) == "\xEF\xBB\xBF") at = skip_space(text, at + 3);
+  return at;
+}
+
+}  // namespace
+
+Status check_depth(std::string_view text, const std::string& file, int max_depth) {
+  return check_depth_in(text, 0, text.size(), file, max_depth);
+}
+
+Expected<Value> parse(std::string_view text, const std::string& file, int max_depth) {
+  return parse_in(text, 0, text.size(), file, max_depth);
 }
 
 Expected<Document> Document::parse(std::string_view text, std::string file, int max_depth) {
   KSNAP_ASSIGN_OR_RETURN(Value v, json::parse(text, file, max_depth));
-  return Document(text, std::move(file), std::move(v));
+  return Document(text, std::move(file), std::move(v), first_value(text));
+}
+
+Expected<std::vector<Document>> Document::parse_sequence(std::string_view text, std::string file,
+                                                         int max_depth) {
+  std::vector<Document> docs;
+  for (size_t at = first_value(text); at < text.size(); at = skip_space(text, at)) {
+    // A value ends where its brackets close (or at a delimiter for a scalar);
+    // what is not a value there (`,`, a stray `]`) is one byte nlohmann rejects.
+    size_t end = std::max(skip_value(text, at), at + 1);
+    KSNAP_ASSIGN_OR_RETURN(Value v, parse_in(text, at, end, file, max_depth));
+    docs.push_back(Document(text, file, std::move(v), at));
+    at = end;
+  }
+  return docs;
 }
 
 SourceLocation Document::locate(const Path& p) const {
-  size_t at = skip_space(text_, 0);
-  if (text_.substr(at, 3) == "\xEF\xBB\xBF") at = skip_space(text_, at + 3);  // BOM
+  size_t at = start_;
   for (const Path::Step& s : p.steps()) {
     size_t next = find_child(text_, at, s);
     if (next == kNpos) break;
@@ -272,8 +315,10 @@ Node Node::operator[](size_t i) const {
 
 size_t Node::size() const { return v_ && (v_->is_array() || v_->is_object()) ? v_->size() : 0; }
 
+SourceLocation Node::location() const { return doc_->locate(path_); }
+
 Status Node::error(const std::string& what, ErrorCode code) const {
-  return make_error(code, what, doc_->locate(path_));
+  return make_error(code, what, location());
 }
 
 namespace {

@@ -100,6 +100,20 @@ TEST(SampleJson, AllThreeShapes) {
   }
 }
 
+TEST(SampleJson, ParamNumbersReadAsTheirValue) {
+  // 64.0, 64 and "64" name the same point (the runs merge), as in a CSV file.
+  auto r = parse_sample_json(TextBuffer("p.jsonl",
+                                        "{\"name\": \"k\", \"BLOCK\": 64.0, \"samples\": [1]}\n"
+                                        "{\"name\": \"k\", \"BLOCK\": 64, \"samples\": [2]}\n"
+                                        "{\"name\": \"k\", \"BLOCK\": \"64\", \"samples\": [3]}\n"),
+                             {});
+  ASSERT_TRUE(r) << r.status().to_string();
+  ASSERT_EQ(r->points.size(), 1u);
+  const BenchPoint* k = r->find("k[BLOCK=64]");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->samples, (std::vector<double>{1, 2, 3}));
+}
+
 class SampleJsonErrors : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(SampleJsonErrors, FileAndLine) {
@@ -125,7 +139,13 @@ INSTANTIATE_TEST_SUITE_P(
                 "'params' must be an object"},
         BadCase{"no_data", "{\"name\": \"a\"}", 1, "neither samples nor mean"},
         BadCase{"empty", " \n", 1, "empty file"},
-        BadCase{"results_not_array", "{\"results\": 3}", 1, "'results' must be an array"}),
+        BadCase{"results_not_array", "{\"results\": 3}", 1, "'results' must be an array"},
+        BadCase{"sample_overflow", "{\"name\": \"a\",\n \"samples\": [1e999]}", 2,
+                "number overflow"},
+        BadCase{"mean_not_number", "{\"name\": \"a\", \"n\": 3,\n\"std\": 1, \"mean\": \"x\"}", 2,
+                "'mean' is not a number"},
+        BadCase{"second_line_syntax", "{\"name\": \"a\", \"samples\": [1]}\n[1,]", 2,
+                "syntax error"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -146,5 +146,81 @@ TEST(Json, DumpCutsNestingItDidNotParse) {
   EXPECT_TRUE(parse(out, "x", 4 * kMaxDepth));
 }
 
+TEST(Json, SequenceOfDocumentsLocatesInTheWholeText) {
+  const std::string text = "{\"a\": 1}\n\n{\"a\": \"x\",\n \"b\": [1, true]}\n[2]3 \"s\"\n";
+  auto docs = Document::parse_sequence(text, "l.jsonl");
+  ASSERT_TRUE(docs) << docs.status().to_string();
+  ASSERT_EQ(docs->size(), 5u);
+  EXPECT_EQ((*docs)[0].value(), Value::parse(R"({"a": 1})"));
+  EXPECT_EQ((*docs)[3].value(), Value(3));
+  EXPECT_EQ((*docs)[4].value(), Value("s"));
+  // A type error in the second document names line 3 and 4 of the file.
+  int64_t a = 0;
+  Status s = (*docs)[1].root()["a"].read(&a);
+  EXPECT_EQ(s.to_string(), "l.jsonl:3:7: parse error: expected integer for \"a\", got string");
+  EXPECT_EQ((*docs)[1].root()["b"][1].location().line, 4u);
+  EXPECT_EQ((*docs)[1].root()["b"][1].location().column, 11u);  // the `true`
+  EXPECT_EQ((*docs)[2].root().location().line, 5u);
+}
+
+TEST(Json, SequenceOfNothingIsEmpty) {
+  for (std::string text : {"", "  \n\t", "\xEF\xBB\xBF\n"}) {
+    auto docs = Document::parse_sequence(text, "e.jsonl");
+    ASSERT_TRUE(docs) << docs.status().to_string();
+    EXPECT_TRUE(docs->empty());
+  }
+}
+
+struct BadSequence {
+  const char* name;
+  const char* text;
+  uint32_t line, column;
+};
+
+class JsonBadSequence : public ::testing::TestWithParam<BadSequence> {};
+
+// As for one document, the column is where nlohmann stopped reading: the end
+// of a bad token, the end of the text when a value is cut off.
+TEST_P(JsonBadSequence, ErrorNamesLineAndColumnOfTheWholeText) {
+  const BadSequence& c = GetParam();
+  auto docs = Document::parse_sequence(c.text, "bad.jsonl");
+  ASSERT_FALSE(docs);
+  EXPECT_EQ(docs.status().code(), ErrorCode::kParseError);
+  EXPECT_EQ(docs.status().location().file, "bad.jsonl");
+  EXPECT_EQ(docs.status().location().line, c.line) << docs.status().to_string();
+  EXPECT_EQ(docs.status().location().column, c.column) << docs.status().to_string();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, JsonBadSequence,
+    ::testing::Values(BadSequence{"trailing_comma", "{\"a\":1}\n[1,\n2,]", 3, 3},
+                      BadSequence{"comma_between", "{}\n,{}", 2, 1},
+                      BadSequence{"stray_close", "{}\n}", 2, 1},
+                      BadSequence{"unterminated", "{}\n{\"a\": \"b", 2, 9},
+                      BadSequence{"bad_literal", "1\n tru", 2, 5},
+                      BadSequence{"overflow", "{}\n[1e999]", 2, 6},
+                      BadSequence{"unclosed", "{}\n[[[[[[[[", 2, 9}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Json, SequenceDepthLimitHoldsPerDocument) {
+  std::string deep = "{}\n" + std::string(kMaxDepth + 1, '[') + std::string(kMaxDepth + 1, ']');
+  auto docs = Document::parse_sequence(deep, "d.jsonl");
+  ASSERT_FALSE(docs);
+  EXPECT_NE(docs.status().message().find("nested deeper than 100"), std::string::npos);
+  EXPECT_EQ(docs.status().location().line, 2u);
+}
+
+TEST(Json, NulByteIsAnErrorNotTheEnd) {
+  // nlohmann alone reads "7\0..." as 7 and ignores the rest.
+  const std::string text("[7,\n8]\0{\"junk\"", 14);
+  auto v = parse(text, "n.json");
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.status().to_string(), "n.json:2:3: parse error: invalid JSON: a NUL byte");
+  auto seq = Document::parse_sequence(text, "n.jsonl");
+  ASSERT_FALSE(seq);
+  EXPECT_EQ(seq.status().location().line, 2u);
+  EXPECT_FALSE(parse(std::string("\"a\0b\"", 5), "s.json"));
+}
+
 }  // namespace
 }  // namespace ksnap::json

@@ -68,6 +68,9 @@ class Node {
   /// The value; only when present().
   const Value& value() const { return *v_; }
   const Path& path() const { return path_; }
+  /// Line and column of this value (of its nearest present ancestor when
+  /// absent). Scans the text: meant for error paths and diagnostics.
+  SourceLocation location() const;
   bool is_object() const { return v_ && v_->is_object(); }
   bool is_array() const { return v_ && v_->is_array(); }
   bool is_string() const { return v_ && v_->is_string(); }
@@ -118,6 +121,12 @@ class Document {
   /// error or nesting deeper than `max_depth`, located at the byte.
   static Expected<Document> parse(std::string_view text, std::string file,
                                   int max_depth = kMaxDepth);
+  /// Parses `text` (which must outlive the Documents) as a sequence of JSON
+  /// values separated by optional whitespace: JSON lines (NDJSON) is the
+  /// common case. Only whitespace gives an empty vector. Every Document
+  /// locates its errors in the whole text (line 7 of `results.jsonl`).
+  static Expected<std::vector<Document>> parse_sequence(std::string_view text, std::string file,
+                                                        int max_depth = kMaxDepth);
 
   Document(Document&&) = default;
   Document& operator=(Document&&) = default;
@@ -127,17 +136,19 @@ class Document {
   const Value& value() const { return value_; }
   Value& mutable_value() { return value_; }
   const std::string& file() const { return file_; }
+  /// The whole text (for a document of a sequence: the whole sequence).
   std::string_view text() const { return text_; }
   /// Line and column of the value at `p` (of its nearest present ancestor
   /// when absent). Scans the text: meant for error paths.
   SourceLocation locate(const Path& p) const;
 
  private:
-  Document(std::string_view text, std::string file, Value v)
-      : text_(text), file_(std::move(file)), value_(std::move(v)) {}
+  Document(std::string_view text, std::string file, Value v, size_t start = 0)
+      : text_(text), file_(std::move(file)), value_(std::move(v)), start_(start) {}
   std::string_view text_;
   std::string file_;
   Value value_;
+  size_t start_ = 0;  ///< offset in text_ where this document's value starts
 };
 
 /// Parses `text` as one JSON value (depth-limited, located syntax errors).
