@@ -21,10 +21,7 @@ namespace {
 
 json object_of(const std::map<std::string, std::string>& kv) {
   json o = json::object();
-  for (const auto& [k, v] : kv) {
-    json parsed = json::parse(v, nullptr, /*allow_exceptions=*/false);
-    o[k] = parsed.is_discarded() ? json(v) : parsed;
-  }
+  for (const auto& [k, v] : kv) o[k] = ksnap::json::parse_or_string(v);
   return o;
 }
 

@@ -270,6 +270,11 @@ Expected<Value> parse(std::string_view text, const std::string& file, int max_de
   return parse_in(text, 0, text.size(), file, max_depth);
 }
 
+Value parse_or_string(std::string_view text) {
+  auto v = parse(text, "value");
+  return v ? std::move(*v) : json::text(text);
+}
+
 Expected<Document> Document::parse(std::string_view text, std::string file, int max_depth) {
   KSNAP_ASSIGN_OR_RETURN(Value v, json::parse(text, file, max_depth));
   return Document(text, std::move(file), std::move(v), first_value(text));

@@ -222,5 +222,22 @@ TEST(Json, NulByteIsAnErrorNotTheEnd) {
   EXPECT_FALSE(parse(std::string("\"a\0b\"", 5), "s.json"));
 }
 
+TEST(Json, ParseOrStringKeepsNonJsonTextAsAString) {
+  struct Case {
+    std::string text;
+    Value want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"64", Value(64)},
+           {"[1, \"a\"]", Value::parse(R"([1, "a"])")},
+           {"\"fp16\"", Value("fp16")},
+           {"fp16", Value("fp16")},                          // a bare string the capture kept
+           {std::string("7\0x", 3), Value(std::string("7\0x", 3))},  // not 7
+           {std::string(kMaxDepth + 1, '['), Value(std::string(kMaxDepth + 1, '['))},
+           {"a\xff", Value("a\\xff")}}) {                // valid UTF-8 either way
+    EXPECT_EQ(parse_or_string(c.text), c.want) << c.text;
+  }
+}
+
 }  // namespace
 }  // namespace ksnap::json

@@ -56,10 +56,7 @@ std::string render_affected_text(const Affected& a) {
 namespace {
 
 /// A recorded point is JSON text; a bare string the capture kept stays a string.
-nlohmann::json point_json(const std::string& p) {
-  auto j = nlohmann::json::parse(p, nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? nlohmann::json(p) : j;
-}
+nlohmann::json point_json(const std::string& p) { return json::parse_or_string(p); }
 
 }  // namespace
 

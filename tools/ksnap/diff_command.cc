@@ -254,10 +254,7 @@ int run_show(const std::string& path, const std::string& format) {
     // bytes: json::dump spells them as valid UTF-8 and never throws.
     auto object_of = [](const std::map<std::string, std::string>& kv) {
       nlohmann::json o = nlohmann::json::object();
-      for (const auto& [k, text] : kv) {
-        nlohmann::json val = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-        o[k] = val.is_discarded() ? nlohmann::json(text) : std::move(val);
-      }
+      for (const auto& [k, text] : kv) o[k] = json::parse_or_string(text);
       return o;
     };
     nlohmann::json out = nlohmann::json::array();

@@ -154,6 +154,11 @@ class Document {
 /// Parses `text` as one JSON value (depth-limited, located syntax errors).
 Expected<Value> parse(std::string_view text, const std::string& file, int max_depth = kMaxDepth);
 
+/// The value JSON text `text` spells (read by `parse`), or the string `text`
+/// itself when it is not JSON: for values kept as JSON text that may also be
+/// a bare string (constexprs, options, benchmark point labels).
+Value parse_or_string(std::string_view text);
+
 /// Ok, or kParseError at the first `[`/`{` that opens level max_depth + 1.
 /// Strings are skipped; the text need not be valid JSON.
 Status check_depth(std::string_view text, const std::string& file, int max_depth = kMaxDepth);
