@@ -48,12 +48,4 @@ std::string python_json(const json::Value& v) {
   return out;
 }
 
-uint32_t line_of(std::string_view text, std::string_view needle) {
-  size_t at = text.find(needle);
-  if (at == std::string_view::npos) return 0;
-  uint32_t line = 1;
-  for (size_t i = 0; i < at; ++i) line += text[i] == '\n';
-  return line;
-}
-
 }  // namespace ksnap::build

@@ -38,39 +38,33 @@ json identity_json(const Variant& v) {
           {"cache_dir", v.cache_dir}};
 }
 
-/// Reads the identity fields of one entry; `what` names it in errors.
-Status read_identity(const json& e, const std::string& file, uint32_t line, const std::string& what,
-                     Variant* v) {
-  auto bad = [&](const std::string& why) {
-    return make_error(ErrorCode::kParseError, what + ": " + why, {file, line, 0});
-  };
-  if (!e.is_object()) return bad("not a JSON object");
-  if (!e.contains("kernel") || !e["kernel"].is_string()) return bad("missing string \"kernel\"");
-  v->kernel = e["kernel"].get<std::string>();
+/// Reads the identity fields of the entry at `e` (type errors located there).
+Status read_identity(const ksnap::json::Node& e, Variant* v) {
+  using ksnap::json::Need;
+  KSNAP_RETURN_IF_ERROR(e.expect_object(Need::kRequired));
+  KSNAP_RETURN_IF_ERROR(e["kernel"].read(&v->kernel, Need::kRequired));
   for (auto [name, dst] : {std::pair{"qualname", &v->qualname},
                            std::pair{"source_file", &v->source_file}, std::pair{"key", &v->key},
                            std::pair{"signature", &v->signature},
-                           std::pair{"cache_dir", &v->cache_dir}}) {
-    if (!e.contains(name) || e[name].is_null()) continue;
-    if (!e[name].is_string()) return bad(std::string("\"") + name + "\" is not a string");
-    *dst = e[name].get<std::string>();
-  }
+                           std::pair{"cache_dir", &v->cache_dir}})
+    KSNAP_RETURN_IF_ERROR(e[name].read(dst));
   for (auto [name, dst] :
        {std::pair{"constexprs", &v->constexprs}, std::pair{"options", &v->options}}) {
-    if (!e.contains(name)) continue;
-    if (!e[name].is_object()) return bad(std::string("\"") + name + "\" is not an object");
-    for (auto it = e[name].begin(); it != e[name].end(); ++it)
+    ksnap::json::Node obj = e[name];
+    KSNAP_RETURN_IF_ERROR(obj.expect_object());
+    if (!obj.is_object()) continue;
+    for (auto it = obj.value().begin(); it != obj.value().end(); ++it)
       (*dst)[it.key()] = python_json(it.value());
   }
   return Status::ok();
 }
 
-/// A line that names the entry's kernel (the first such), for messages.
-uint32_t entry_line(std::string_view text, const json& e) {
-  if (!e.is_object() || !e.contains("kernel") || !e["kernel"].is_string()) return 0;
-  std::string needle = "\"";
-  needle.append(e["kernel"].get<std::string>()).append("\"");
-  return line_of(text, needle);
+/// An optional count, kept as uint32_t (larger values saturate).
+Status read_count(const ksnap::json::Node& n, uint32_t* dst) {
+  uint64_t x = *dst;
+  KSNAP_RETURN_IF_ERROR(n.read(&x));
+  *dst = static_cast<uint32_t>(std::min<uint64_t>(x, UINT32_MAX));
+  return Status::ok();
 }
 
 }  // namespace
@@ -117,65 +111,59 @@ Expected<UnstableReport> read_unstable(const std::string& path) {
 }
 
 Expected<UnstableReport> parse_unstable(std::string_view text, const std::string& path) {
-  KSNAP_ASSIGN_OR_RETURN(json j, parse_json(text, path));
-  auto bad = [&](const std::string& why, std::string_view needle) {
-    return make_error(ErrorCode::kParseError, why, {path, line_of(text, needle), 0});
-  };
-  if (!j.is_object()) return bad("unstable.json is not a JSON object", "");
-  if (!j.contains("format") || !j["format"].is_string() ||
-      j["format"].get<std::string>() != "ksnap-unstable")
-    return bad("\"format\" is not \"ksnap-unstable\"", "\"format\"");
-  if (!j.contains("format_version") || !j["format_version"].is_number_integer())
-    return bad("\"format_version\" missing or not an integer", "\"format\"");
-  const int64_t version = j["format_version"].get<int64_t>();
+  using ksnap::json::Need;
+  using ksnap::json::Node;
+  KSNAP_ASSIGN_OR_RETURN(ksnap::json::Document doc, ksnap::json::Document::parse(text, path));
+  const Node root = doc.root();
+  KSNAP_RETURN_IF_ERROR(root.expect_object(Need::kRequired));
+  std::string format;
+  KSNAP_RETURN_IF_ERROR(root["format"].read(&format, Need::kRequired));
+  if (format != "ksnap-unstable")
+    return root["format"].error("\"format\" is " + ksnap::json::dump(ksnap::json::text(format)) +
+                                ", not \"ksnap-unstable\"");
+  int64_t version = 0;
+  KSNAP_RETURN_IF_ERROR(root["format_version"].read(&version, Need::kRequired));
   if (version < 1 || version > kUnstableFormatVersion)
-    return make_error(ErrorCode::kUnsupported,
-                      "unstable.json format_version " + std::to_string(version) +
-                          " is not one this ksnap reads (" +
-                          std::to_string(kUnstableFormatVersion) + ")",
-                      {path, line_of(text, "\"format_version\""), 0});
+    return root["format_version"].error("unstable.json format_version " + std::to_string(version) +
+                                            " is not one this ksnap reads (" +
+                                            std::to_string(kUnstableFormatVersion) + ")",
+                                        ErrorCode::kUnsupported);
   UnstableReport r;
-  if (j.contains("runs") && j["runs"].is_array())
-    for (const auto& run : j["runs"])
-      if (run.is_string()) r.runs.push_back(run.get<std::string>());
-  for (auto [name, dst] : {std::pair{"variants_compared", &r.variants_compared},
-                           std::pair{"stages_compared", &r.stages_compared}})
-    if (j.contains(name) && j[name].is_number_unsigned())
-      *dst = static_cast<uint32_t>(std::min<uint64_t>(j[name].get<uint64_t>(), UINT32_MAX));
-  if (!j.contains("variants") || !j["variants"].is_array())
-    return bad("no \"variants\" array", "");
-  size_t index = 0;
-  for (const json& e : j["variants"]) {
-    const std::string what = "variants[" + std::to_string(index++) + "]";
-    const uint32_t line = entry_line(text, e);
+  const Node runs = root["runs"];
+  KSNAP_RETURN_IF_ERROR(runs.expect_array());
+  r.runs.resize(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i)
+    KSNAP_RETURN_IF_ERROR(runs[i].read(&r.runs[i], Need::kRequired));
+  KSNAP_RETURN_IF_ERROR(read_count(root["variants_compared"], &r.variants_compared));
+  KSNAP_RETURN_IF_ERROR(read_count(root["stages_compared"], &r.stages_compared));
+  const Node variants = root["variants"];
+  KSNAP_RETURN_IF_ERROR(variants.expect_array(Need::kRequired));
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const Node e = variants[i];
     UnstableVariant u;
-    KSNAP_RETURN_IF_ERROR(read_identity(e, path, line, what, &u.variant));
-    if (!e.contains("stages") || !e["stages"].is_array())
-      return make_error(ErrorCode::kParseError, what + ": no \"stages\" array", {path, line, 0});
-    for (const json& s : e["stages"]) {
+    KSNAP_RETURN_IF_ERROR(read_identity(e, &u.variant));
+    const Node stages = e["stages"];
+    KSNAP_RETURN_IF_ERROR(stages.expect_array(Need::kRequired));
+    for (size_t k = 0; k < stages.size(); ++k) {
+      const Node s = stages[k];
       UnstableStage st;
-      if (!s.is_object() || !s.contains("stage") || !s["stage"].is_string())
-        return make_error(ErrorCode::kParseError, what + ": a stage without a string \"stage\"",
-                          {path, line, 0});
-      st.stage = s["stage"].get<std::string>();
-      for (auto [name, dst] : {std::pair{"lines_added", &st.lines_added},
-                               std::pair{"lines_removed", &st.lines_removed}})
-        if (s.contains(name) && s[name].is_number_unsigned())
-          *dst = static_cast<uint32_t>(std::min<uint64_t>(s[name].get<uint64_t>(), UINT32_MAX));
+      KSNAP_RETURN_IF_ERROR(s.expect_object(Need::kRequired));
+      KSNAP_RETURN_IF_ERROR(s["stage"].read(&st.stage, Need::kRequired));
+      KSNAP_RETURN_IF_ERROR(read_count(s["lines_added"], &st.lines_added));
+      KSNAP_RETURN_IF_ERROR(read_count(s["lines_removed"], &st.lines_removed));
       u.stages.push_back(std::move(st));
     }
     r.variants.push_back(std::move(u));
   }
-  if (j.contains("unpaired") && j["unpaired"].is_array()) {
-    index = 0;
-    for (const json& e : j["unpaired"]) {
-      UnpairedVariant u;
-      KSNAP_RETURN_IF_ERROR(read_identity(e, path, entry_line(text, e),
-                                          "unpaired[" + std::to_string(index++) + "]",
-                                          &u.variant));
-      if (e.contains("run") && e["run"].is_number_unsigned()) u.run = e["run"].get<size_t>();
-      r.unpaired.push_back(std::move(u));
-    }
+  const Node unpaired = root["unpaired"];
+  KSNAP_RETURN_IF_ERROR(unpaired.expect_array());
+  for (size_t i = 0; i < unpaired.size(); ++i) {
+    UnpairedVariant u;
+    KSNAP_RETURN_IF_ERROR(read_identity(unpaired[i], &u.variant));
+    uint64_t run = 0;
+    KSNAP_RETURN_IF_ERROR(unpaired[i]["run"].read(&run));
+    u.run = static_cast<size_t>(run);
+    r.unpaired.push_back(std::move(u));
   }
   return r;
 }

@@ -204,15 +204,26 @@ TEST(UnstableFileTest, ErrorsNameTheFileAndLine) {
        "format_version 7", 2},
       {"entry without kernel",
        "{\"format\": \"ksnap-unstable\", \"format_version\": 1,\n \"variants\": [{\"stages\": []}]}",
-       "variants[0]: missing string \"kernel\"", 0},
+       "missing \"kernel\" in variants[0] (string)", 2},
       {"entry without stages",
        "{\"format\": \"ksnap-unstable\", \"format_version\": 1,\n \"variants\": [\n"
        "  {\"kernel\": \"k\"}]}",
-       "variants[0]: no \"stages\" array", 3},
+       "missing \"stages\" in variants[0] (array)", 3},
       {"constexprs not an object",
        "{\"format\": \"ksnap-unstable\", \"format_version\": 1, \"variants\": [\n"
        "  {\"kernel\": \"k\", \"constexprs\": [1], \"stages\": []}]}",
-       "\"constexprs\" is not an object", 2},
+       "expected object for \"constexprs\" in variants[0], got array", 2},
+      {"count not a number",
+       "{\"format\": \"ksnap-unstable\", \"format_version\": 1, \"variants\": [\n"
+       "  {\"kernel\": \"k\", \"stages\": [\n   {\"stage\": \"llir\", \"lines_added\": \"2\"}]}]}",
+       "expected integer for \"lines_added\" in variants[0].stages[0], got string", 3},
+      {"runs not strings",
+       "{\"format\": \"ksnap-unstable\", \"format_version\": 1,\n \"runs\": [\"a\", 7], \"variants\": []}",
+       "expected string for item 1 in runs, got number", 2},
+      {"negative run",
+       "{\"format\": \"ksnap-unstable\", \"format_version\": 1, \"variants\": [],\n"
+       " \"unpaired\": [{\"kernel\": \"k\", \"run\": -1}]}",
+       "for \"run\" in unpaired[0]", 2},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -221,9 +232,7 @@ TEST(UnstableFileTest, ErrorsNameTheFileAndLine) {
     auto r = build::read_unstable(path);
     ASSERT_FALSE(r);
     EXPECT_EQ(r.status().location().file, path);
-    if (c.line) {
-      EXPECT_EQ(r.status().location().line, c.line) << r.status().to_string();
-    }
+    EXPECT_EQ(r.status().location().line, c.line) << r.status().to_string();
     EXPECT_NE(r.status().message().find(c.message), std::string::npos) << r.status().to_string();
   }
   fs::remove_all(dir);
