@@ -214,7 +214,8 @@ Status json_point(const json::Node& obj, const SampleFormatOptions& opts, BenchR
         raw.params_text = jv.get_ref<const std::string&>();
       } else if (jv.is_object()) {
         for (auto p = jv.begin(); p != jv.end(); ++p) {
-          if (!is_json_scalar(p.value())) return v[p.key()].error("params '" + p.key() + "' must be a scalar");
+          if (!is_json_scalar(p.value()))
+            return v[p.key()].error("params '" + p.key() + "' must be a scalar");
           raw.params.emplace_back(p.key(), json_param_text(p.value()));
         }
       } else {

@@ -191,16 +191,16 @@ TEST_P(JsonBadSequence, ErrorNamesLineAndColumnOfTheWholeText) {
   EXPECT_EQ(docs.status().location().column, c.column) << docs.status().to_string();
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Table, JsonBadSequence,
-    ::testing::Values(BadSequence{"trailing_comma", "{\"a\":1}\n[1,\n2,]", 3, 3},
-                      BadSequence{"comma_between", "{}\n,{}", 2, 1},
-                      BadSequence{"stray_close", "{}\n}", 2, 1},
-                      BadSequence{"unterminated", "{}\n{\"a\": \"b", 2, 9},
-                      BadSequence{"bad_literal", "1\n tru", 2, 5},
-                      BadSequence{"overflow", "{}\n[1e999]", 2, 6},
-                      BadSequence{"unclosed", "{}\n[[[[[[[[", 2, 9}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Table, JsonBadSequence,
+                         ::testing::Values(BadSequence{"trailing_comma", "{\"a\":1}\n[1,\n2,]", 3,
+                                                       3},
+                                           BadSequence{"comma_between", "{}\n,{}", 2, 1},
+                                           BadSequence{"stray_close", "{}\n}", 2, 1},
+                                           BadSequence{"unterminated", "{}\n{\"a\": \"b", 2, 9},
+                                           BadSequence{"bad_literal", "1\n tru", 2, 5},
+                                           BadSequence{"overflow", "{}\n[1e999]", 2, 6},
+                                           BadSequence{"unclosed", "{}\n[[[[[[[[", 2, 9}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Json, SequenceDepthLimitHoldsPerDocument) {
   std::string deep = "{}\n" + std::string(kMaxDepth + 1, '[') + std::string(kMaxDepth + 1, ']');
@@ -227,14 +227,14 @@ TEST(Json, ParseOrStringKeepsNonJsonTextAsAString) {
     std::string text;
     Value want;
   };
-  for (const Case& c : std::vector<Case>{
-           {"64", Value(64)},
-           {"[1, \"a\"]", Value::parse(R"([1, "a"])")},
-           {"\"fp16\"", Value("fp16")},
-           {"fp16", Value("fp16")},                          // a bare string the capture kept
-           {std::string("7\0x", 3), Value(std::string("7\0x", 3))},  // not 7
-           {std::string(kMaxDepth + 1, '['), Value(std::string(kMaxDepth + 1, '['))},
-           {"a\xff", Value("a\\xff")}}) {                // valid UTF-8 either way
+  for (const Case& c :
+       std::vector<Case>{{"64", Value(64)},
+                         {"[1, \"a\"]", Value::parse(R"([1, "a"])")},
+                         {"\"fp16\"", Value("fp16")},
+                         {"fp16", Value("fp16")},  // a bare string the capture kept
+                         {std::string("7\0x", 3), Value(std::string("7\0x", 3))},  // not 7
+                         {std::string(kMaxDepth + 1, '['), Value(std::string(kMaxDepth + 1, '['))},
+                         {"a\xff", Value("a\\xff")}}) {  // valid UTF-8 either way
     EXPECT_EQ(parse_or_string(c.text), c.want) << c.text;
   }
 }
