@@ -4,9 +4,11 @@
 // UTF-8 that parses back to the same value; every member path is located
 // inside the text and typed reads never throw. The same text read as a
 // sequence (JSON lines): errors located inside the text; a text that parses
-// as one document is a sequence of exactly that document.
+// as one document is a sequence of exactly that document; an array's
+// one-pass item locations equal each item's own.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fuzz_util.h"
 #include "ksnap/support/json.h"
@@ -45,6 +47,13 @@ void walk(const ksnap::json::Node& n, int depth, size_t lines) {
       walk(n[it.key()], depth + 1, lines);
     walk(n["\x01missing"], depth + 1, lines);
   } else if (n.is_array()) {
+    // The one-pass item locations are each item's own location.
+    const std::vector<ksnap::SourceLocation> at = n.item_locations();
+    check(at.size() == n.size());
+    for (size_t k = 0; k < at.size() && k < 4; ++k) {
+      const ksnap::SourceLocation one = n[k].location();
+      check(at[k].line == one.line && at[k].column == one.column);
+    }
     for (size_t k = 0; k < n.size() && k < 4; ++k) walk(n[k], depth + 1, lines);
     walk(n[n.size() + 1], depth + 1, lines);
   }

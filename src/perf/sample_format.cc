@@ -175,23 +175,22 @@ Expected<BenchResults> parse_sample_csv(const TextBuffer& buf, const SampleForma
 
 namespace {
 
-/// The number at `n`, which must be finite (nlohmann reads 1e999 as inf).
-Status finite_number(const json::Node& n, const std::string& what, double* out) {
+/// The number at `n` (finite: the parser refuses 1e999 as a number overflow).
+Status number_at(const json::Node& n, const std::string& what, double* out) {
   if (!n.present() || !n.value().is_number()) return n.error(what + " is not a number");
-  double x = n.value().get<double>();
-  if (!std::isfinite(x)) return n.error(what + " is out of range");
-  *out = x;
+  *out = n.value().get<double>();
   return Status::ok();
 }
 
-Status json_point(const json::Node& obj, const SampleFormatOptions& opts, BenchResults& out) {
-  SourceLocation where = obj.location();
+/// Reads the point at `obj`, which starts at `where`.
+Status json_point(const json::Node& obj, SourceLocation where, const SampleFormatOptions& opts,
+                  BenchResults& out) {
   if (!obj.is_object()) {
     return obj.error(std::string("expected a benchmark point object, found ") +
                      json::kind_name(obj.value()));
   }
   RawPoint raw;
-  raw.where = where;
+  raw.where = std::move(where);
   for (auto it = obj.value().begin(); it != obj.value().end(); ++it) {
     const std::string& key = it.key();
     const json::Node v = obj[key];
@@ -203,7 +202,7 @@ Status json_point(const json::Node& obj, const SampleFormatOptions& opts, BenchR
     };
     auto want_number = [&](std::optional<double>& dst) -> Status {
       double x = 0;
-      KSNAP_RETURN_IF_ERROR(finite_number(v, "'" + key + "'", &x));
+      KSNAP_RETURN_IF_ERROR(number_at(v, "'" + key + "'", &x));
       dst = x;
       return Status::ok();
     };
@@ -229,7 +228,7 @@ Status json_point(const json::Node& obj, const SampleFormatOptions& opts, BenchR
       } else if (jv.is_array()) {
         std::vector<double> s(jv.size());
         for (size_t k = 0; k < jv.size(); ++k)
-          KSNAP_RETURN_IF_ERROR(finite_number(v[k], "sample " + std::to_string(k + 1), &s[k]));
+          KSNAP_RETURN_IF_ERROR(number_at(v[k], "sample " + std::to_string(k + 1), &s[k]));
         raw.samples = std::move(s);
       } else {
         return v.error("'samples' must be an array of numbers");
@@ -272,11 +271,15 @@ Expected<BenchResults> parse_sample_json(const TextBuffer& buf, const SampleForm
     if (!points.is_array()) return points.error("'results' must be an array");
   }
   if (docs.size() == 1 && points.is_array()) {
+    // Located in one pass: Node::location() per item would rescan the array.
+    std::vector<SourceLocation> at = points.item_locations();
+    if (at.size() != points.size()) return points.error("could not locate the benchmark points", ErrorCode::kInternal);
     for (size_t i = 0; i < points.size(); ++i)
-      KSNAP_RETURN_IF_ERROR(json_point(points[i], opts, out));
+      KSNAP_RETURN_IF_ERROR(json_point(points[i], std::move(at[i]), opts, out));
     return out;
   }
-  for (const json::Document& d : docs) KSNAP_RETURN_IF_ERROR(json_point(d.root(), opts, out));
+  for (const json::Document& d : docs)
+    KSNAP_RETURN_IF_ERROR(json_point(d.root(), d.root().location(), opts, out));
   return out;
 }
 

@@ -20,16 +20,21 @@ SourceLocation TextBuffer::location_of(size_t offset) const {
 }
 
 SourceLocation location_in(std::string_view text, size_t offset, const std::string& file) {
+  return location_from(text, 0, SourceLocation{file, 1, 1}, offset);
+}
+
+SourceLocation location_from(std::string_view text, size_t from, SourceLocation at_from,
+                             size_t offset) {
   if (offset > text.size()) offset = text.size();
-  uint32_t line = 1;
-  size_t line_start = 0;
-  for (size_t i = 0; i < offset; ++i) {
+  for (size_t i = from; i < offset; ++i) {
     if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
+      ++at_from.line;
+      at_from.column = 1;
+    } else {
+      ++at_from.column;
     }
   }
-  return SourceLocation{file, line, static_cast<uint32_t>(offset - line_start + 1)};
+  return at_from;
 }
 
 namespace {

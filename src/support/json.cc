@@ -64,6 +64,22 @@ std::string decode_key(std::string_view raw) {
   return v.is_string() ? v.get<std::string>() : std::string();
 }
 
+/// Calls f(offset) for each item of the array starting at t[i] == '[', in
+/// order, until f returns false. One pass over the array's text.
+template <typename F>
+void for_each_item(std::string_view t, size_t i, F f) {
+  for (size_t k = i + 1;;) {
+    k = skip_space(t, k);
+    if (k >= t.size() || t[k] == ']') return;
+    if (t[k] == ',') {
+      ++k;
+      continue;
+    }
+    if (!f(k)) return;
+    k = skip_value(t, k);
+  }
+}
+
 /// Offset of the child `step` of the value starting at t[i], or kNpos.
 size_t find_child(std::string_view t, size_t i, const Path::Step& step) {
   i = skip_space(t, i);
@@ -90,16 +106,13 @@ size_t find_child(std::string_view t, size_t i, const Path::Step& step) {
   }
   const size_t want = std::get<size_t>(step);
   if (t[i] != '[') return kNpos;
-  for (size_t n = 0, k = i + 1;;) {
-    k = skip_space(t, k);
-    if (k >= t.size() || t[k] == ']') return kNpos;
-    if (t[k] == ',') {
-      ++k;
-      continue;
-    }
-    if (n++ == want) return k;
-    k = skip_value(t, k);
-  }
+  size_t found = kNpos, n = 0;
+  for_each_item(t, i, [&](size_t k) {
+    if (n++ != want) return true;
+    found = k;
+    return false;
+  });
+  return found;
 }
 
 /// Offset where parsing `text` fails (nlohmann reports it only this way).
@@ -231,16 +244,24 @@ Status check_depth_in(std::string_view text, size_t begin, size_t end, const std
   return Status::ok();
 }
 
+/// What nlohmann does not check itself, for text[begin, end): the depth
+/// limit, and NUL bytes — nlohmann stops at one as at the end of the input
+/// ("7\0junk" would read as 7); a raw NUL is never valid JSON.
+Status check_before_parse(std::string_view text, size_t begin, size_t end,
+                          const std::string& file, int max_depth) {
+  KSNAP_RETURN_IF_ERROR(check_depth_in(text, begin, end, file, max_depth));
+  const size_t nul = text.substr(begin, end - begin).find('\0');
+  if (nul != std::string_view::npos)
+    return make_error(ErrorCode::kParseError, "invalid JSON: a NUL byte",
+                      location_in(text, begin + nul, file));
+  return Status::ok();
+}
+
 /// Parses text[begin, end) as one value; errors located in the whole text.
 Expected<Value> parse_in(std::string_view text, size_t begin, size_t end, const std::string& file,
                          int max_depth) {
-  KSNAP_RETURN_IF_ERROR(check_depth_in(text, begin, end, file, max_depth));
+  KSNAP_RETURN_IF_ERROR(check_before_parse(text, begin, end, file, max_depth));
   std::string_view part = text.substr(begin, end - begin);
-  // nlohmann stops at a NUL byte as at the end of the input ("7\0junk" would
-  // read as 7); a raw NUL is never valid JSON, not even inside a string.
-  if (size_t nul = part.find('\0'); nul != std::string_view::npos)
-    return make_error(ErrorCode::kParseError, "invalid JSON: a NUL byte",
-                      location_in(text, begin + nul, file));
   Value v = Value::parse(part.begin(), part.end(), nullptr, /*allow_exceptions=*/false);
   if (!v.is_discarded()) return v;
   std::string why;
@@ -271,37 +292,72 @@ Expected<Value> parse(std::string_view text, const std::string& file, int max_de
 }
 
 Value parse_or_string(std::string_view text) {
-  auto v = parse(text, "value");
-  return v ? std::move(*v) : json::text(text);
+  // Not parse(): a bare string is the common case here, and parse() would
+  // read it a second time to say where it stopped being JSON.
+  if (check_before_parse(text, 0, text.size(), "value", kMaxDepth)) {
+    Value v = Value::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (!v.is_discarded()) return v;
+  }
+  return json::text(text);
 }
 
 Expected<Document> Document::parse(std::string_view text, std::string file, int max_depth) {
   KSNAP_ASSIGN_OR_RETURN(Value v, json::parse(text, file, max_depth));
-  return Document(text, std::move(file), std::move(v), first_value(text));
+  const size_t start = first_value(text);
+  SourceLocation at = location_in(text, start, file);
+  return Document(text, std::move(file), std::move(v), start, at.line, at.column);
 }
 
 Expected<std::vector<Document>> Document::parse_sequence(std::string_view text, std::string file,
                                                          int max_depth) {
   std::vector<Document> docs;
+  // Where each document starts, counted on from the previous one: one pass.
+  SourceLocation loc{file, 1, 1};
+  size_t loc_at = 0;
   for (size_t at = first_value(text); at < text.size(); at = skip_space(text, at)) {
     // A value ends where its brackets close (or at a delimiter for a scalar);
     // what is not a value there (`,`, a stray `]`) is one byte nlohmann rejects.
     size_t end = std::max(skip_value(text, at), at + 1);
     KSNAP_ASSIGN_OR_RETURN(Value v, parse_in(text, at, end, file, max_depth));
-    docs.push_back(Document(text, file, std::move(v), at));
+    loc = location_from(text, loc_at, std::move(loc), at);
+    loc_at = at;
+    docs.push_back(Document(text, file, std::move(v), at, loc.line, loc.column));
     at = end;
   }
   return docs;
 }
 
-SourceLocation Document::locate(const Path& p) const {
+size_t Document::offset_of(const Path& p) const {
   size_t at = start_;
   for (const Path::Step& s : p.steps()) {
     size_t next = find_child(text_, at, s);
     if (next == kNpos) break;
     at = next;
   }
-  return location_in(text_, at, file_);
+  return at;
+}
+
+SourceLocation Document::start_location() const {
+  return SourceLocation{file_, start_line_, start_column_};
+}
+
+SourceLocation Document::locate(const Path& p) const {
+  return location_from(text_, start_, start_location(), offset_of(p));
+}
+
+std::vector<SourceLocation> Document::locate_items(const Path& p) const {
+  std::vector<SourceLocation> out;
+  const size_t at = skip_space(text_, offset_of(p));
+  if (at >= text_.size() || text_[at] != '[') return out;
+  SourceLocation loc = location_from(text_, start_, start_location(), at);
+  size_t loc_at = at;
+  for_each_item(text_, at, [&](size_t k) {
+    loc = location_from(text_, loc_at, std::move(loc), k);
+    loc_at = k;
+    out.push_back(loc);
+    return true;
+  });
+  return out;
 }
 
 Node Node::operator[](std::string_view key) const {
@@ -321,6 +377,10 @@ Node Node::operator[](size_t i) const {
 size_t Node::size() const { return v_ && (v_->is_array() || v_->is_object()) ? v_->size() : 0; }
 
 SourceLocation Node::location() const { return doc_->locate(path_); }
+
+std::vector<SourceLocation> Node::item_locations() const {
+  return is_array() ? doc_->locate_items(path_) : std::vector<SourceLocation>();
+}
 
 Status Node::error(const std::string& what, ErrorCode code) const {
   return make_error(code, what, location());

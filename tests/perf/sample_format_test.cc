@@ -130,6 +130,13 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadCase{"syntax", "{\"name\": \"a\", \"samples\": [1]}\n{\"name\": }\n", 2, "unexpected"},
         BadCase{"not_object", "[1, 2]", 1, "expected a benchmark point object"},
+        BadCase{"third_item_not_object",
+                "{\"results\": [\n{\"name\": \"a\", \"samples\": [1]},\n {\"name\": \"b\", "
+                "\"samples\": [1]},\n 5]}",
+                4, "expected a benchmark point object"},
+        BadCase{"array_point_without_data",
+                "[{\"name\": \"a\", \"samples\": [1]},\n\n {\"name\": \"b\"}]", 3,
+                "neither samples nor mean"},
         BadCase{"sample_not_number", "{\"name\": \"a\",\n \"samples\": [1,\n \"x\"]}", 3,
                 "sample 2 is not a number"},
         BadCase{"name_not_string", "{\"name\": 3, \"samples\": [1]}", 1, "'name' must be a string"},

@@ -161,6 +161,39 @@ TEST(Json, SequenceOfDocumentsLocatesInTheWholeText) {
   EXPECT_EQ((*docs)[1].root()["b"][1].location().line, 4u);
   EXPECT_EQ((*docs)[1].root()["b"][1].location().column, 11u);  // the `true`
   EXPECT_EQ((*docs)[2].root().location().line, 5u);
+  EXPECT_EQ((*docs)[3].root().location().line, 5u);
+  EXPECT_EQ((*docs)[3].root().location().column, 4u);  // `3` right after `[2]`
+  EXPECT_EQ((*docs)[4].root().location().column, 6u);
+}
+
+TEST(Json, ItemLocationsAreEachItemsLocation) {
+  // In a document of a sequence and in a single document after a BOM and
+  // blank lines: the one-pass locations equal location() item by item.
+  const std::string seq = "[0]\n{\"r\": [\n  {\"n\": 1},{\"n\": [2, 3]},\n\n  \"s\" , 4\n]}\n";
+  const std::string one = "\xEF\xBB\xBF\n\n  [ 7,\n[8, [9]], \"x\\\"]\"\n, {}]";
+  auto docs = Document::parse_sequence(seq, "s.jsonl");
+  auto doc = Document::parse(one, "o.json");
+  ASSERT_TRUE(docs && doc);
+  const Node r = (*docs)[1].root()["r"];
+  const Node top = doc->root();
+  for (const Node& n : {r, top, top[1], r[1]["n"]}) {
+    const std::vector<SourceLocation> at = n.item_locations();
+    ASSERT_EQ(at.size(), n.size()) << n.path().to_string();
+    for (size_t i = 0; i < at.size(); ++i) {
+      EXPECT_EQ(at[i].file, n[i].location().file);
+      EXPECT_EQ(at[i].line, n[i].location().line) << n.path().to_string() << " " << i;
+      EXPECT_EQ(at[i].column, n[i].location().column) << n.path().to_string() << " " << i;
+    }
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> want = {{3, 3}, {3, 12}, {5, 3}, {5, 9}};
+  std::vector<std::pair<uint32_t, uint32_t>> got;
+  for (const SourceLocation& l : r.item_locations()) got.emplace_back(l.line, l.column);
+  EXPECT_EQ(got, want);
+  got.clear();
+  for (const SourceLocation& l : top.item_locations()) got.emplace_back(l.line, l.column);
+  EXPECT_EQ(got, (std::vector<std::pair<uint32_t, uint32_t>>{{3, 5}, {4, 1}, {4, 11}, {5, 3}}));
+  EXPECT_TRUE(r[0].item_locations().empty());  // an object
+  EXPECT_TRUE(r[7].item_locations().empty());  // absent
 }
 
 TEST(Json, SequenceOfNothingIsEmpty) {

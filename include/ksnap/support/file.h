@@ -38,6 +38,12 @@ class TextBuffer {
 /// 1-based line/column of `offset` within `text`, file name `file`.
 SourceLocation location_in(std::string_view text, size_t offset, const std::string& file);
 
+/// location_in(text, offset, ...) counted on from `from`, whose location is
+/// `at_from` (from <= offset): locating many offsets in increasing order
+/// costs one pass over the text, not one per offset.
+SourceLocation location_from(std::string_view text, size_t from, SourceLocation at_from,
+                             size_t offset);
+
 struct ReadOptions {
   /// Refuse files larger than this (bytes).
   uint64_t max_bytes = uint64_t{1} << 32;

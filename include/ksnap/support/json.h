@@ -71,6 +71,10 @@ class Node {
   /// Line and column of this value (of its nearest present ancestor when
   /// absent). Scans the text: meant for error paths and diagnostics.
   SourceLocation location() const;
+  /// Locations of this array's items, in order, from one pass over its text
+  /// (location() of each item would rescan the array up to it); empty when
+  /// this is not an array.
+  std::vector<SourceLocation> item_locations() const;
   bool is_object() const { return v_ && v_->is_object(); }
   bool is_array() const { return v_ && v_->is_array(); }
   bool is_string() const { return v_ && v_->is_string(); }
@@ -141,14 +145,31 @@ class Document {
   /// Line and column of the value at `p` (of its nearest present ancestor
   /// when absent). Scans the text: meant for error paths.
   SourceLocation locate(const Path& p) const;
+  /// Locations of the items of the array at `p`, in one pass (empty when
+  /// `p` is not an array).
+  std::vector<SourceLocation> locate_items(const Path& p) const;
 
  private:
-  Document(std::string_view text, std::string file, Value v, size_t start = 0)
-      : text_(text), file_(std::move(file)), value_(std::move(v)), start_(start) {}
+  Document(std::string_view text, std::string file, Value v, size_t start, uint32_t start_line,
+           uint32_t start_column)
+      : text_(text),
+        file_(std::move(file)),
+        value_(std::move(v)),
+        start_(start),
+        start_line_(start_line),
+        start_column_(start_column) {}
+  /// Offset in text_ of the value at `p` (of its nearest present ancestor).
+  size_t offset_of(const Path& p) const;
+  SourceLocation start_location() const;
+
   std::string_view text_;
   std::string file_;
   Value value_;
-  size_t start_ = 0;  ///< offset in text_ where this document's value starts
+  /// Where this document's value starts in text_: locations are counted on
+  /// from there, so locating in the 10,000th line of a JSON lines file does
+  /// not rescan the 9,999 before it.
+  size_t start_ = 0;
+  uint32_t start_line_ = 1, start_column_ = 1;
 };
 
 /// Parses `text` as one JSON value (depth-limited, located syntax errors).
