@@ -48,4 +48,12 @@ std::string python_json(const json::Value& v) {
   return out;
 }
 
+Status read_python_json_map(const json::Node& obj, std::map<std::string, std::string>* out) {
+  KSNAP_RETURN_IF_ERROR(obj.expect_object());
+  if (!obj.is_object()) return Status::ok();
+  for (auto it = obj.value().begin(); it != obj.value().end(); ++it)
+    (*out)[it.key()] = python_json(it.value());
+  return Status::ok();
+}
+
 }  // namespace ksnap::build

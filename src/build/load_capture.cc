@@ -36,14 +36,8 @@ Status read_entry_fields(const json::Node& e, Variant* v) {
     size_t close = v->key.find("]{");
     v->signature = close == std::string::npos ? v->key : v->key.substr(0, close + 1);
   }
-  for (const char* field : {"constexprs", "options"}) {
-    json::Node obj = e[field];
-    KSNAP_RETURN_IF_ERROR(obj.expect_object());
-    if (!obj.is_object()) continue;
-    auto& dst = std::string(field) == "constexprs" ? v->constexprs : v->options;
-    for (auto it = obj.value().begin(); it != obj.value().end(); ++it)
-      dst[it.key()] = python_json(it.value());
-  }
+  KSNAP_RETURN_IF_ERROR(read_python_json_map(e["constexprs"], &v->constexprs));
+  KSNAP_RETURN_IF_ERROR(read_python_json_map(e["options"], &v->options));
   KSNAP_RETURN_IF_ERROR(e["qualname"].read(&v->qualname));
   KSNAP_RETURN_IF_ERROR(e["source_file"].read(&v->source_file));
   KSNAP_RETURN_IF_ERROR(e["source_line"].read(&v->source_line));

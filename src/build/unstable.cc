@@ -48,15 +48,8 @@ Status read_identity(const ksnap::json::Node& e, Variant* v) {
                            std::pair{"signature", &v->signature},
                            std::pair{"cache_dir", &v->cache_dir}})
     KSNAP_RETURN_IF_ERROR(e[name].read(dst));
-  for (auto [name, dst] :
-       {std::pair{"constexprs", &v->constexprs}, std::pair{"options", &v->options}}) {
-    ksnap::json::Node obj = e[name];
-    KSNAP_RETURN_IF_ERROR(obj.expect_object());
-    if (!obj.is_object()) continue;
-    for (auto it = obj.value().begin(); it != obj.value().end(); ++it)
-      (*dst)[it.key()] = python_json(it.value());
-  }
-  return Status::ok();
+  KSNAP_RETURN_IF_ERROR(read_python_json_map(e["constexprs"], &v->constexprs));
+  return read_python_json_map(e["options"], &v->options);
 }
 
 /// An optional count, kept as uint32_t (larger values saturate).
