@@ -521,7 +521,16 @@ def recompile(capture: str, out: str, *, target: str | None = None, jobs: int | 
         "variants_per_s": round(len(rebuilt) / wall, 3) if wall > 0 else None,
         "cores_used": round(cpu / wall, 2) if wall > 0 else None,
     }
+    old_records = sum(1 for t in p.tasks
+                      if "option_defaults" not in (t.entry.get("recompile") or {}))
+    if old_records:
+        report["notes"] = [
+            f"{old_records} of {len(p.tasks)} variants were captured without option_defaults "
+            "(an older ksnap_triton): only their JIT key's options were passed on, every other "
+            "option is this compiler's default (docs/recompile.md)"]
     manifest.write_json_atomic(os.path.join(out, "recompile.json"), report)
+    for note in report.get("notes", []):
+        stream.write(f"ksnap_triton: recompile: note: {note}\n")
     for s in p.skipped:
         stream.write(f"ksnap_triton: recompile skipped {s['variant']}: {s['reason']}\n")
     rate = f"{report['variants_per_s']:.2f}" if report["variants_per_s"] else "0"

@@ -116,33 +116,44 @@ class Worker:
         return root, built
 
 
-def plan_options(explicit: dict, full: dict | None, src_options: Any, dst_fields: set,
-                 same_backend: bool = True) -> dict:
-    """Options to pass to ``triton.compile`` for the destination target.
+def plan_options(explicit: dict, full: dict | None, capture_defaults: dict | None,
+                 dst_fields: set, same_backend: bool = True) -> dict:
+    """Options to pass to ``triton.compile`` for the destination target: only
+    what the captured program chose, so that the recompiling compiler's own
+    defaults and knobs (its environment, a newer Triton's new defaults) decide
+    everything else, as they would for a launch under that compiler.
 
-    ``explicit``: what the JIT passed (the key's option dict); ``full``: every
-    option the capture's backend recorded; ``src_options``: what the capture's
-    backend makes of ``explicit`` alone (its defaults). Options the capture
-    set beyond its defaults (knobs, environment) are carried over when the
-    destination backend has them and they are not derived from the target.
+    ``explicit``: the JIT key's options (what the program passed at launch);
+    ``full``: every option the variant was compiled with; ``capture_defaults``:
+    what the capturing process's backend made of ``explicit`` alone
+    (``recompile.option_defaults``, recorded at capture time). An option of
+    ``full`` that differs from ``capture_defaults`` was set by the program
+    (a hook, ``triton.compile(options=...)``) and is carried over when the
+    destination backend has it and it is not derived from the target. An
+    option equal to the capture's default never is. Without
+    ``capture_defaults`` (captures made before it was recorded) only
+    ``explicit`` is passed: the capture machine's values are never guessed
+    to be choices.
+
+    Worked example: a variant launched with ``num_warps=8`` on a machine with
+    ``TRITON_DEFAULT_FP_FUSION=0`` records full ``{num_warps: 8,
+    enable_fp_fusion: False}`` and defaults ``{num_warps: 8, enable_fp_fusion:
+    False}``: the plan is ``{num_warps: 8}``, and a recompile without the knob
+    fuses, as a launch without it would.
     """
     opts = {k: _tuplify(v) for k, v in explicit.items() if k != "arch"}
-    if not full:
+    if not full or not isinstance(capture_defaults, dict):
         return opts
-    defaults = getattr(src_options, "__dict__", {}) or {}
     for k, v in full.items():
         if k in opts or k in TARGET_DERIVED or k not in dst_fields:
             continue
         if k in BACKEND_OWN and not same_backend:
             continue
-        v = _tuplify(v)
-        d = defaults.get(k, object())
-        if isinstance(d, list):
-            d = _tuplify(d)
-        if k in defaults and v == d:
-            continue
         if isinstance(v, dict):
             continue  # a tagged value we cannot pass on
+        v = _tuplify(v)
+        if k in capture_defaults and v == _tuplify(capture_defaults[k]):
+            continue
         opts[k] = v
     return opts
 
@@ -197,12 +208,9 @@ def compile_task(w: Worker, task: dict) -> dict:
                     full = json.load(f)
             except (OSError, ValueError, TaskError):
                 full = None
-        src_backend = w.backend({"backend": src_t.get("backend") or dst["backend"],
-                                 "arch": src_t.get("arch", dst["arch"]),
-                                 "warp_size": src_t.get("warp_size") or dst["warp_size"]})
-        src_opts = src_backend.parse_options({k: _tuplify(v) for k, v in explicit.items()})
-        options = plan_options(explicit, full if isinstance(full, dict) else None, src_opts,
-                               _option_fields(backend), same_backend=same)
+        options = plan_options(explicit, full if isinstance(full, dict) else None,
+                               rec.get("option_defaults"), _option_fields(backend),
+                               same_backend=same)
     except TaskError:
         raise
     except Exception as e:  # noqa: BLE001

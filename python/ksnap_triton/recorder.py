@@ -192,6 +192,31 @@ def _device_kernel(jit_function: Any, device: Any, key: Any) -> Any:
 _DIRECT_COMPILE_OPTIONS = ("num_warps", "num_ctas", "num_stages")
 
 
+def _option_defaults(target: Any, key: Any) -> Any:
+    """What this process's backend makes of the JIT key's options alone: the
+    defaults the variant was compiled under, with this process's environment
+    and knobs (spec.py: what a recompile may not carry over). None when the
+    backend cannot be asked (no Triton, an unknown target)."""
+    t = spec.target_dict(target)
+    if t is None:
+        return None
+    explicit: dict = {}
+    if isinstance(key, str):
+        try:
+            explicit = keyparse.split_key(key)[1]
+        except keyparse.KeyParseError:
+            return None
+    try:
+        from triton.backends.compiler import GPUTarget
+        from triton.compiler.compiler import make_backend
+
+        backend = make_backend(GPUTarget(t["backend"], t["arch"], t["warp_size"]))
+        return backend.parse_options({k: tuple(v) if isinstance(v, list) else v
+                                      for k, v in explicit.items()})
+    except Exception:  # noqa: BLE001 - recording must never break the program
+        return None
+
+
 def _direct_compile_options(metadata: dict) -> dict:
     return {k: metadata[k] for k in _DIRECT_COMPILE_OPTIONS
             if isinstance(metadata.get(k), int) and not isinstance(metadata.get(k), bool)}
@@ -327,7 +352,9 @@ class Recorder:
             doc = self._source_doc(jit_function)
             folder = os.path.join(self.root, "cache", entry["cache_dir"])
             name = kernelsrc.write_source(folder, entry["kernel"], doc)
-            rec = spec.make_record(source=f"cache/{entry['cache_dir']}/{name}", **pieces)
+            defaults = _option_defaults(pieces.get("target"), pieces.get("key"))
+            rec = spec.make_record(source=f"cache/{entry['cache_dir']}/{name}",
+                                   option_defaults=defaults, **pieces)
             if doc.get("problems"):
                 rec["problems"] = list(doc["problems"])
             entry["recompile"] = rec

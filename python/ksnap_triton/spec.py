@@ -17,7 +17,15 @@ versions, the target). :func:`make_record` turns them into JSON:
      "attrs": [[[0], "D"], [[1], ""]],
      "attrs_parsed": [[[0], [["tt.divisibility", 16]]], [[1], []]],
      "options": {"num_warps": 8, "num_stages": 3, "arch": "sm90", ...},
+     "option_defaults": {"num_warps": 8, "num_stages": 3, "enable_fp_fusion": true, ...},
      "target": {"backend": "cuda", "arch": 90, "warp_size": 32}}
+
+``options`` is what the variant was compiled with; ``option_defaults`` is what
+the capturing process's backend made of the JIT key's options alone, under
+that process's environment and knobs (``TRITON_DEFAULT_FP_FUSION``, ...). A
+recompile passes on only what the program chose: the key's options and the
+options whose value differs from ``option_defaults``; everything else is the
+recompiling compiler's own default (recompile_worker.plan_options).
 
 ``attrs`` are the key's raw specialization strings (``"D"`` = divisible by
 16), which any backend's ``parse_attr`` reads, so a variant captured for one
@@ -138,8 +146,10 @@ def parse_specialization_data(text: Any) -> dict:
 
 
 def make_record(*, source: str | None, signature: Any, constants: Any, attrs: Any,
-                key: str | None, options: Any, target: Any) -> dict:
-    """The entry's ``recompile`` object (see the module docstring)."""
+                key: str | None, options: Any, target: Any,
+                option_defaults: Any = None) -> dict:
+    """The entry's ``recompile`` object (see the module docstring).
+    ``option_defaults`` (an options object or dict) is left out when unknown."""
     sig = []
     if isinstance(signature, dict):
         sig = [[str(k), _sig_value(v)] for k, v in signature.items()]
@@ -161,4 +171,7 @@ def make_record(*, source: str | None, signature: Any, constants: Any, attrs: An
         "options": options_dict(options),
         "target": target_dict(target),
     }
+    defaults = options_dict(option_defaults)
+    if defaults is not None:
+        rec["option_defaults"] = defaults
     return rec

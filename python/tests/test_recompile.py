@@ -300,23 +300,25 @@ def test_progress_on_a_terminal_and_summary_otherwise():
     assert s2.getvalue() == ""
 
 
-def test_plan_options_carries_only_what_the_capture_changed():
+def test_plan_options_carries_only_what_the_program_chose():
     from ksnap_triton.recompile_worker import plan_options
 
-    class Opts:
-        def __init__(self, **kw):
-            self.__dict__.update(kw)
-
-    defaults = Opts(num_warps=4, enable_fp_fusion=True, arch="sm90", ptx_version=None,
-                    supported_fp8_dtypes=("fp8e5",), default_dot_input_precision="tf32")
+    # Captured with TRITON_DEFAULT_FP_FUSION=0 (a default of that machine) and
+    # a hook that set default_dot_input_precision (a choice of the program).
+    defaults = {"num_warps": 8, "enable_fp_fusion": False, "arch": "sm90", "ptx_version": None,
+                "supported_fp8_dtypes": ["fp8e5"], "default_dot_input_precision": "tf32"}
     full = {"num_warps": 8, "enable_fp_fusion": False, "arch": "sm90", "ptx_version": None,
             "supported_fp8_dtypes": ["fp8e5", "fp8e4nv"], "default_dot_input_precision": "ieee"}
     fields = {"num_warps", "enable_fp_fusion", "arch", "ptx_version", "supported_fp8_dtypes",
               "default_dot_input_precision"}
     same = plan_options({"num_warps": 8}, full, defaults, fields)
-    assert same == {"num_warps": 8, "enable_fp_fusion": False, "default_dot_input_precision": "ieee"}
+    assert same == {"num_warps": 8, "default_dot_input_precision": "ieee"}
     other = plan_options({"num_warps": 8}, full, defaults, fields, same_backend=False)
-    assert other == {"num_warps": 8, "enable_fp_fusion": False}
+    assert other == {"num_warps": 8}
+    # No recorded defaults (an older capture): the key's options only.
+    assert plan_options({"num_warps": 8}, full, None, fields) == {"num_warps": 8}
+    # An option the destination backend does not have is never passed.
+    assert plan_options({"num_warps": 8}, full, defaults, {"num_warps"}) == {"num_warps": 8}
 
 
 def test_fake_triton_is_importable_only_through_the_fixture():

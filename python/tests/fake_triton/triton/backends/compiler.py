@@ -1,5 +1,6 @@
 """Stand-in for triton.backends.compiler: GPUTarget and a backend per target."""
 
+import os
 from dataclasses import dataclass
 
 
@@ -35,6 +36,10 @@ class FakeBackend:
         args = dict(_DEFAULTS, arch=arch)
         if self.target.backend == "hip":
             args.update(num_stages=2, waves_per_eu=0)
+        # Like Triton's knobs.language.default_fp_fusion: the default comes
+        # from the environment of the process that parses the options.
+        args["enable_fp_fusion"] = os.environ.get("TRITON_DEFAULT_FP_FUSION", "1").lower() \
+            not in ("0", "false", "off")
         args.update({k: v for k, v in opts.items() if k in args and v is not None and k != "arch"})
         return _Options(**args)
 

@@ -101,7 +101,12 @@ def compile(src, target=None, options=None):
     """Writes small text "stages". For tests of failure handling, a kernel
     named in FAKE_TRITON_FAIL raises like a compile error, one in
     FAKE_TRITON_CRASH kills the process, one in FAKE_TRITON_SLOW sleeps."""
-    options = dict(options or {})
+    given = dict(options or {})
+    # Like triton.compile: the backend parses the options (its defaults, read
+    # from this process's environment, fill what was not given).
+    from ..backends.compiler import GPUTarget
+    parsed = make_backend(target or GPUTarget("cuda", 90, 32)).parse_options(given)
+    options = dict(vars(parsed), **{k: v for k, v in given.items() if k not in vars(parsed)})
     if src.name in os.environ.get("FAKE_TRITON_FAIL", "").split(","):
         raise CompilationError(f"at 3:4:\n    x = tl.foo(y)\n    ^\nunsupported op in {src.name}")
     if src.name in os.environ.get("FAKE_TRITON_CRASH", "").split(","):
@@ -141,7 +146,8 @@ def compile(src, target=None, options=None):
     asm = "ptx" if tgt["backend"] == "cuda" else "amdgcn"
     binary = "cubin" if tgt["backend"] == "cuda" else "hsaco"
     for ext in ("source", "ttir", "ttgir", "llir", asm):
-        text = f"// {ext} of {src.name} [{consts}] warps={md['num_warps']} arch={arch}\n"
+        text = (f"// {ext} of {src.name} [{consts}] warps={md['num_warps']} arch={arch}"
+                f" fp_fusion={options.get('enable_fp_fusion')}\n")
         group[f"{src.name}.{ext}"] = _put(folder, f"{src.name}.{ext}", text.encode())
     group[f"{src.name}.{binary}"] = _put(folder, f"{src.name}.{binary}", b"\x7fELF\0" + h.encode()[:16])
     group[meta_name] = _put(folder, meta_name, json.dumps(md).encode())

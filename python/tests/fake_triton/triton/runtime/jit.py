@@ -76,7 +76,8 @@ class JITFunction:
             info = JitFunctionInfo(self.module, self.fn.__qualname__, self)
             attrs = {(i,): ([["tt.divisibility", 16]] if s[1] == "D" else [])
                      for i, s in enumerate(spec) if s[0] != "constexpr"}
-            full = dict(_DEFAULTS, **{k: v for k, v in opts.items() if k in _DEFAULTS})
+            from ..backends.compiler import FakeBackend, GPUTarget
+            full = dict(vars(FakeBackend(GPUTarget("cuda", 90, 32)).parse_options(opts)))
             import json
             spec_data = json.dumps({"name": self._fn_name, "signature": sig,
                                     "options": full, "key": key})
