@@ -280,3 +280,30 @@ def test_mutated_real_sources_are_refused_cleanly(fake_triton, marker):
                 assert str(e).startswith(rec["file"] + ":"), f"{name} {what}: {e}"
             assert not marker.exists(), f"{name} {what}: the record's code ran"
     assert counts["refused"] >= 5 * len(_real_docs()[::3])
+
+
+# -- end to end: python -m ksnap_triton recompile ---------------------------
+
+from test_recompile import captured, recompile as run_recompile  # noqa: E402,F401
+
+
+def test_recompile_reports_the_refused_record_by_file(captured, tmp_path):  # noqa: F811
+    import shutil
+
+    cap = tmp_path / "evil"
+    shutil.copytree(captured, cap)
+    marker = tmp_path / "PWNED"
+    [path] = glob.glob(str(cap / "cache" / "*" / "__ksnap_source__scaled.json"))[:1]
+    doc = json.load(open(path))
+    rec = doc["functions"][doc["root"]]
+    at = rec["text"].index("):\n", rec["text"].index("def "))
+    rec["text"] = rec["text"][:at] + f", _p=open({str(marker)!r}, 'a')" + rec["text"][at:]
+    doc["files"] = {}
+    json.dump(doc, open(path, "w"))
+    r = run_recompile(cap, tmp_path / "o", "--jobs", "1")
+    assert r.returncode == 1, r.stderr
+    assert not marker.exists()
+    failed = json.load(open(tmp_path / "o" / "recompile.json"))["failed"]
+    assert failed and all(f["kernel"] == "scaled" for f in failed)
+    assert all(f["error"].startswith(f"{path}: refused: {rec['file']}:") for f in failed), failed
+    assert "Traceback" not in r.stderr
