@@ -23,9 +23,12 @@ The record is a JSON document (``ksnap-kernel-source`` version 1) kept in the
 variant's cache folder as ``__ksnap_source__<kernel>.json`` (see
 docs/capture-format.md). :func:`build_function` (recompile workers) rebuilds
 the ``JITFunction`` from it without the program: each function's text is
-exec'd in a namespace holding exactly the recorded globals, compiled under
-its original file name and line, with the original lines in ``linecache``,
-so Triton's locations, names and hashes come out as in the captured run.
+parsed and checked (one ``def``; literal defaults, type-marker annotations,
+decorators never evaluated; see docs/hostile-input.md), and only that ``def``
+runs, in a namespace holding exactly the recorded globals (allow-listed
+modules only), compiled under its original file name and line, with the
+original lines in ``linecache``, so Triton's locations, names and hashes come
+out as in the captured run.
 
 Worked example (see tests/test_kernelsrc.py)::
 
