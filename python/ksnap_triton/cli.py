@@ -71,6 +71,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--kernel", action="append", help="only variants of this kernel (repeatable)")
     r.add_argument("--no-sass", action="store_true", help="do not disassemble cubins")
     r.add_argument("--build", help="build name in the manifest (default: folder name)")
+    r.add_argument("--trust-module", action="append", metavar="MODULE",
+                   help="a kernel library the capture used: its records may import it, and "
+                        "its plain Python helpers are taken from the installed module "
+                        "(repeatable; see docs/hostile-input.md)")
     return p
 
 

@@ -71,6 +71,17 @@ def _check_entry(path: str, index: int, entry: dict) -> None:
                              "capture folder")
 
 
+def _linked_component(root: str, *parts: str) -> str | None:
+    """The first of ``root/parts[0]``, ``root/parts[0]/parts[1]``, ... that is
+    a symbolic link (every component below ``root`` is checked), else None."""
+    path = root
+    for part in parts:
+        path = os.path.join(path, part)
+        if os.path.islink(path):
+            return path
+    return None
+
+
 def read_capture(root: str, warnings: list[str] | None = None) -> tuple[list[dict], list[dict]]:
     """(entries, headers) of a capture folder: its manifest.json and shards.
 
@@ -81,8 +92,12 @@ def read_capture(root: str, warnings: list[str] | None = None) -> tuple[list[dic
     joined = os.path.join(root, "manifest.json")
     if os.path.isfile(joined):
         paths.append(joined)
-    paths += sorted(p for p in glob.glob(os.path.join(root, "manifest.d", "*.json"))
-                    if not os.path.basename(p).startswith("."))
+    linked = _linked_component(root, "manifest.d")
+    if linked is None:
+        paths += sorted(p for p in glob.glob(os.path.join(root, "manifest.d", "*.json"))
+                        if not os.path.basename(p).startswith("."))
+    elif warnings is not None:
+        warnings.append(f"{linked} is a symbolic link; not read")
     entries: list[dict] = []
     headers: list[dict] = []
     for p in paths:
@@ -208,8 +223,14 @@ def merge_captures(out: str, shards: Iterable[str] = (), build: str | None = Non
             s_entries, s_headers = read_capture(shard, warnings)
             for e in s_entries:
                 cache_dir = e.get("cache_dir")
-                src = os.path.join(shard, "cache", str(cache_dir))
-                if isinstance(cache_dir, str) and os.path.isdir(src):
+                if not isinstance(cache_dir, str):
+                    continue
+                linked = _linked_component(shard, "cache", cache_dir)
+                if linked is not None:
+                    warnings.append(f"{linked} is a symbolic link; not copied")
+                    continue
+                src = os.path.join(shard, "cache", cache_dir)
+                if os.path.isdir(src):
                     _copy_cache_dir(src, os.path.join(out_cache, cache_dir), warnings)
             entries += s_entries
             headers += s_headers

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from . import manifest
+from . import isolate, manifest
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -231,8 +231,7 @@ def _worker_env(out: str) -> dict:
     env["TRITON_CACHE_DIR"] = os.path.join(out, "cache")
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     bootstrap = os.path.join(here, "ksnap_triton", "_bootstrap")
-    parts = [here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
-                      if p and p != here and p != bootstrap]
+    parts = [here] + isolate.absolute_path_list(env.get("PYTHONPATH", ""), (here, bootstrap))
     env["PYTHONPATH"] = os.pathsep.join(parts)
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
@@ -240,7 +239,7 @@ def _worker_env(out: str) -> dict:
 
 class _Proc:
     def __init__(self, python: str, env: dict) -> None:
-        self.p = subprocess.Popen([python, "-m", "ksnap_triton.recompile_worker"],
+        self.p = subprocess.Popen(isolate.module_argv(python, "ksnap_triton.recompile_worker"),
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=None, env=env, start_new_session=True)
         self.buf = b""
@@ -436,6 +435,7 @@ def _failure_text(f: dict) -> str:
 def recompile(capture: str, out: str, *, target: str | None = None, jobs: int | None = None,
               shard: str | None = None, build: str | None = None, timeout: float = 900.0,
               kernels: Sequence[str] = (), sass: bool = True, python: str | None = None,
+              trusted: Sequence[str] = (),
               stream: Any = None, tty: bool | None = None) -> int:
     """Runs the command; returns the exit status."""
     stream = stream or sys.stderr
@@ -466,7 +466,7 @@ def recompile(capture: str, out: str, *, target: str | None = None, jobs: int | 
 
     def payload(t: Task) -> dict:
         return {"id": t.index, "capture": capture, "out": out, "entry": t.entry,
-                "target": tgt, "sass": sass}
+                "target": tgt, "sass": sass, "trusted": list(trusted)}
 
     def on_result(t: Task, msg: dict) -> None:
         nonlocal compile_seconds
@@ -548,7 +548,8 @@ def main_args(args: Any) -> int:
     try:
         return recompile(args.capture, args.output, target=args.target, jobs=args.jobs,
                          shard=args.shard, build=args.build, timeout=args.timeout,
-                         kernels=args.kernel or (), sass=not args.no_sass)
+                         kernels=args.kernel or (), sass=not args.no_sass,
+                         trusted=args.trust_module or ())
     except RecompileError as e:
         print(f"ksnap_triton: recompile: {e}", file=sys.stderr)
         return EXIT_USAGE

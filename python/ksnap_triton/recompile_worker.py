@@ -95,8 +95,9 @@ class Worker:
             self._backends[key] = self.make_backend(self.GPUTarget(*key))
         return self._backends[key]
 
-    def function(self, path: str) -> tuple[Any, dict]:
-        """(root JITFunction, all rebuilt functions) of a source record file."""
+    def function(self, path: str, trusted: tuple = ()) -> tuple[Any, dict]:
+        """(root JITFunction, all rebuilt functions) of a source record file;
+        ``trusted``: the modules named with --trust-module."""
         with open(path, "rb") as f:
             raw = f.read()
         hit = self._docs.get(path)
@@ -109,9 +110,9 @@ class Worker:
         if not isinstance(doc, dict):
             raise TaskError("source", f"{path}: not a JSON object")
         try:
-            root, built = kernelsrc.build_functions(doc, self.triton)
+            root, built = kernelsrc.build_functions(doc, self.triton, trusted)
         except kernelsrc.SourceError as e:
-            raise TaskError("source", str(e)) from None
+            raise TaskError("source", f"{path}: refused: {e}") from None
         self._docs[path] = (raw, root, built)
         return root, built
 
@@ -174,11 +175,12 @@ def compile_task(w: Worker, task: dict) -> dict:
     if rec.get("problems"):
         raise TaskError("source", "; ".join(map(str, rec["problems"])))
     capture, out = task["capture"], task["out"]
-    root, built = w.function(_inside(capture, rec.get("source")))
+    trusted = tuple(task.get("trusted") or ())
+    root, built = w.function(_inside(capture, rec.get("source")), trusted)
     tl = w.triton.language
     try:
         signature = {str(n): _tuplify(t) for n, t in rec.get("signature") or []}
-        constexprs = {tuple(p): kernelsrc.decode_value(v, tl, built)
+        constexprs = {tuple(p): kernelsrc.decode_value(v, tl, built, trusted)
                       for p, v in rec.get("constexprs") or []}
     except (kernelsrc.SourceError, ValueError, TypeError, KeyError) as e:
         raise TaskError("source", f"specialization: {type(e).__name__}: {e}") from None

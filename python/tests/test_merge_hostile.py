@@ -119,3 +119,40 @@ def test_deeply_nested_shard_is_a_merge_error(tmp_path):
         f.write('{"entries": [], "x": ' + "[" * 100000 + "]" * 100000 + "}")
     with pytest.raises(merge.MergeError, match="nested too deeply"):
         merge.merge_captures(str(tmp_path / "out"), [a])
+
+
+def _no_secret_in(out):
+    for d, dirs, files in os.walk(out):
+        for n in files:
+            assert "SECRET" not in open(os.path.join(d, n), errors="replace").read(), n
+
+
+def test_shard_whose_cache_folder_is_a_link_is_not_copied_through(tmp_path):
+    # Issue 15 item 4: cache/<H> was checked, never cache/ itself.
+    outside = tmp_path / "outside"
+    (outside / "H1").mkdir(parents=True)
+    (outside / "H1" / "k.ttir").write_text("SECRET private key\n")
+    a = make_capture(str(tmp_path / "a"), [("k", "H1", "x\n")])
+    real = os.path.join(a, "cache")
+    os.rename(real, str(tmp_path / "a-cache-moved"))
+    os.symlink(outside, real)
+    out = str(tmp_path / "out")
+    m, warnings = merge.merge_captures(out, [a])
+    assert any(w.endswith("a/cache is a symbolic link; not copied") for w in warnings), warnings
+    assert not os.path.lexists(os.path.join(out, "cache", "H1"))
+    assert m["entries"] == []  # the entry's folder was not copied: dropped, with a warning
+    _no_secret_in(out)
+
+
+def test_shard_whose_manifest_d_is_a_link_is_not_read(tmp_path):
+    outside = tmp_path / "outside-manifests"
+    outside.mkdir()
+    b = make_capture(str(tmp_path / "b"), [("evil", "H9", "z\n")])
+    for n in os.listdir(os.path.join(b, "manifest.d")):
+        os.rename(os.path.join(b, "manifest.d", n), str(outside / n))
+    a = make_capture(str(tmp_path / "a"), [("k", "H1", "x\n")])
+    os.rename(os.path.join(a, "manifest.d"), str(tmp_path / "a-manifests"))
+    os.symlink(outside, os.path.join(a, "manifest.d"))
+    m, warnings = merge.merge_captures(str(tmp_path / "out"), [a])
+    assert any(w.endswith("a/manifest.d is a symbolic link; not read") for w in warnings)
+    assert all(e["kernel"] != "evil" for e in m["entries"])

@@ -16,6 +16,9 @@
 // does, the interpreter's own installed package is used (`pip install
 // ksnap/python` into a venv); if it has none, that is the error (exit 2).
 // On success the process becomes the plugin and its exit status is ksnap's.
+// `merge` (and `recompile`) read captures that may come from a pull request:
+// they start the interpreter with an explicit sys.path, without the current
+// folder, and keep only PYTHONPATH's absolute entries (docs/hostile-input.md).
 //
 // With --repeat N (N >= 2) ksnap stays the parent: it runs the plugin N times,
 // one process after the other, into OUT, OUT.repeat-2, ..., OUT.repeat-N (each
@@ -54,10 +57,20 @@ std::string executable_dir() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-/// Runs the interpreter's installed package, or explains that there is none
-/// (exit 2): `python -c` with this text, then the plugin's arguments.
-constexpr const char* kInstalledPluginMain =
+/// The plugin for commands that read untrusted captures (merge, recompile),
+/// and the interpreter's installed plugin for capture: `python -c` with this
+/// text, then the package folder ("" = the interpreter's installed package;
+/// when it has none, that is the error, exit 2), then the plugin's arguments. `-c` puts
+/// "" (the current folder) first on sys.path, `-m` its absolute path: a
+/// downloaded capture holding json.py would run. The first line drops it
+/// before anything is imported (`-P` exists only from Python 3.11; `-I`
+/// would also drop the PYTHONPATH that may hold the user's Triton).
+constexpr const char* kIsolatedPluginMain =
     "import sys\n"
+    "sys.path[:] = [p for p in sys.path if p]\n"
+    "d = sys.argv.pop(1)\n"
+    "if d:\n"
+    "    sys.path.insert(0, d)\n"
     "try:\n"
     "    from ksnap_triton.cli import main\n"
     "except ImportError as e:\n"
@@ -67,13 +80,33 @@ constexpr const char* kInstalledPluginMain =
     "    sys.exit(2)\n"
     "sys.exit(main(sys.argv[1:]))\n";
 
-/// The folder that holds the ksnap_triton package.
+/// PYTHONPATH less its empty and relative entries: each means a folder
+/// relative to the current one, and `site` imports sitecustomize.py from
+/// PYTHONPATH before any code of ours runs.
+std::string absolute_pythonpath(const char* value) {
+  std::string out;
+  std::string v = value ? value : "";
+  size_t start = 0;
+  while (start <= v.size()) {
+    size_t end = v.find(':', start);
+    if (end == std::string::npos) end = v.size();
+    std::string part = v.substr(start, end - start);
+    if (!part.empty() && part[0] == '/') out += (out.empty() ? "" : ":") + part;
+    start = end + 1;
+  }
+  return out;
+}
+
+/// The folder that holds the ksnap_triton package (absolute).
 Expected<std::string> plugin_dir() {
   if (const char* env = std::getenv("KSNAP_PYTHONPATH"); env && *env) {
     if (!is_directory(std::string(env) + "/ksnap_triton"))
       return make_error(ErrorCode::kNotFound,
                         "KSNAP_PYTHONPATH has no ksnap_triton/ package folder", {env, 0, 0});
-    return std::string(env);
+    char buf[PATH_MAX];
+    if (::realpath(env, buf) == nullptr)
+      return make_error(ErrorCode::kNotFound, std::strerror(errno), {env, 0, 0});
+    return std::string(buf);
   }
   const std::string dir = executable_dir();
   for (const char* rel : {"/../python", "/../../python", "/../share/ksnap/python"}) {
@@ -88,29 +121,35 @@ Expected<std::string> plugin_dir() {
 
 }  // namespace
 
-Status exec_plugin(const std::vector<std::string>& args) {
+Status exec_plugin(const std::vector<std::string>& args, PluginInput input) {
   Expected<std::string> found = plugin_dir();
   if (const char* pinned = std::getenv("KSNAP_PYTHONPATH"); !found && pinned && *pinned)
     return found.status();
   const char* env_python = std::getenv("KSNAP_PYTHON");
   const std::string python = env_python && *env_python ? env_python : "python3";
   std::vector<std::string> argv = {python, "-m", "ksnap_triton"};
-  if (found) {
+  if (input == PluginInput::kUntrustedCapture) {
+    const std::string path = absolute_pythonpath(std::getenv("PYTHONPATH"));
+    if (path.empty())
+      ::unsetenv("PYTHONPATH");
+    else
+      ::setenv("PYTHONPATH", path.c_str(), 1);
+    argv = {python, "-c", kIsolatedPluginMain, found ? *found : std::string()};
+  } else if (found) {
     const char* old_path = std::getenv("PYTHONPATH");
     std::string path = *found;
     if (old_path && *old_path) path += std::string(":") + old_path;
     ::setenv("PYTHONPATH", path.c_str(), 1);
   } else {
-    argv = {python, "-c", kInstalledPluginMain};  // the interpreter's installed plugin
+    argv = {python, "-c", kIsolatedPluginMain, ""};  // the interpreter's installed plugin
   }
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> c_argv;
   for (std::string& a : argv) c_argv.push_back(a.data());
   c_argv.push_back(nullptr);
   ::execvp(python.c_str(), c_argv.data());
-  return make_error(ErrorCode::kUnavailable,
-                    "cannot run " + python + ": " + std::strerror(errno) +
-                        " (set KSNAP_PYTHON to a Python 3 interpreter)");
+  return make_error(ErrorCode::kUnavailable, "cannot run " + python + ": " + std::strerror(errno) +
+                                                 " (set KSNAP_PYTHON to a Python 3 interpreter)");
 }
 
 namespace {
@@ -139,8 +178,8 @@ int spawn_plugin(const std::vector<std::string>& args) {
   std::fflush(nullptr);
   pid_t pid = ::fork();
   if (pid < 0)
-    return report_error(make_error(ErrorCode::kUnavailable,
-                                   std::string("cannot fork: ") + std::strerror(errno)));
+    return report_error(
+        make_error(ErrorCode::kUnavailable, std::string("cannot fork: ") + std::strerror(errno)));
   if (pid == 0) {
     Status s = exec_plugin(args);  // returns only on failure
     report_error(s);
@@ -187,11 +226,11 @@ int run_capture(const CaptureFlags& cf) {
   // Every repeat compiles from an empty cache of its own: refuse old ones.
   for (unsigned k = 2; k <= cf.repeat; ++k)
     if (is_directory(repeat_dir(cf.output, k)) || is_regular_file(repeat_dir(cf.output, k)))
-      return report_error(make_error(
-          ErrorCode::kInvalidArgument,
-          "the folder of repeat " + std::to_string(k) +
-              " already exists (its Triton cache would be reused); remove it first",
-          {repeat_dir(cf.output, k), 0, 0}));
+      return report_error(
+          make_error(ErrorCode::kInvalidArgument,
+                     "the folder of repeat " + std::to_string(k) +
+                         " already exists (its Triton cache would be reused); remove it first",
+                     {repeat_dir(cf.output, k), 0, 0}));
   std::string name = cf.build;
   if (name.empty()) {
     std::string out = strip_slashes(cf.output);
@@ -238,8 +277,7 @@ void register_capture_commands(CLI::App& app, Context& ctx) {
                   "Compile for another target (sm_80, sm90a, gfx942); implies --no-launch");
   cap->add_flag("--no-track-launches", cf->no_track_launches,
                 "Do not follow launches (no 'launched' flags, no benchmark points after compile)");
-  cap->add_option("program", cf->program, "-- PROGRAM [ARGS...]: the command to run")
-      ->required();
+  cap->add_option("program", cf->program, "-- PROGRAM [ARGS...]: the command to run")->required();
   cap->footer("Example: ksnap capture -o ci/pr -- python3 benchmarks/gemm.py --sizes 512");
   cap->add_option("--repeat", cf->repeat,
                   "Run the program N times (OUT, OUT.repeat-2, ...) and record in "
@@ -253,7 +291,9 @@ void register_capture_commands(CLI::App& app, Context& ctx) {
   merge->add_option("output", mf->output, "Capture folder to merge into")->required();
   merge->add_option("shards", mf->shards, "Other capture folders (copied in, de-duplicated)");
   merge->add_option("--build", mf->build, "Build name in the manifest");
-  merge->callback([mf, &ctx] { ctx.exit_code = report_error(exec_plugin(mf->plugin_args())); });
+  merge->callback([mf, &ctx] {
+    ctx.exit_code = report_error(exec_plugin(mf->plugin_args(), PluginInput::kUntrustedCapture));
+  });
 }
 
 }  // namespace ksnap::cli

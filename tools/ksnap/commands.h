@@ -10,9 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <string>
-#include <vector>
-
 #include "ksnap/build/unstable.h"
 #include "ksnap/support/status.h"
 
@@ -29,15 +26,23 @@ struct Context {
 /// Prints `ksnap: <status>` to stderr and returns kExitError.
 int report_error(const Status& status);
 
-/// Replaces this process with `python -m ksnap_triton <args>` (the capture
-/// plugin, found as capture_command.cc describes); returns only on failure.
-Status exec_plugin(const std::vector<std::string>& args);
+/// What the plugin command reads: `capture` runs the user's own program in
+/// the user's folder on purpose; `merge` and `recompile` read captures that
+/// may come from a pull request, so nothing in the current folder (or a
+/// relative PYTHONPATH entry) may be imported (docs/hostile-input.md).
+enum class PluginInput { kUserProgram, kUntrustedCapture };
 
-void register_diff_commands(CLI::App& app, Context& ctx);     // diff, show, normalize
-void register_tune_commands(CLI::App& app, Context& ctx);     // tune replay, ...
-void register_capture_commands(CLI::App& app, Context& ctx);  // capture, merge
-void register_recompile_command(CLI::App& app, Context& ctx); // recompile
-void register_store_commands(CLI::App& app, Context& ctx);    // record, baseline, log, store
+/// Replaces this process with the capture plugin (`python -m ksnap_triton
+/// <args>`, found as capture_command.cc describes; for kUntrustedCapture a
+/// `python -c` bootstrap with an explicit sys.path); returns only on failure.
+Status exec_plugin(const std::vector<std::string>& args,
+                   PluginInput input = PluginInput::kUserProgram);
+
+void register_diff_commands(CLI::App& app, Context& ctx);         // diff, show, normalize
+void register_tune_commands(CLI::App& app, Context& ctx);         // tune replay, ...
+void register_capture_commands(CLI::App& app, Context& ctx);      // capture, merge
+void register_recompile_command(CLI::App& app, Context& ctx);     // recompile
+void register_store_commands(CLI::App& app, Context& ctx);        // record, baseline, log, store
 void register_determinism_commands(CLI::App& app, Context& ctx);  // check-determinism
 
 /// Splits "a,b,,c" into {"a", "b", "c"}.

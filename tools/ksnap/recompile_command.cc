@@ -26,7 +26,7 @@ struct RecompileFlags {
   std::string capture, output, target, shard, build;
   unsigned jobs = 0;
   double timeout = 900;
-  std::vector<std::string> kernels;
+  std::vector<std::string> kernels, trusted_modules;
   bool no_sass = false;
 
   std::vector<std::string> plugin_args() const {
@@ -38,6 +38,7 @@ struct RecompileFlags {
     a.insert(a.end(), {"--timeout", std::to_string(timeout)});
     for (const std::string& k : kernels) a.insert(a.end(), {"--kernel", k});
     if (no_sass) a.push_back("--no-sass");
+    for (const std::string& m : trusted_modules) a.insert(a.end(), {"--trust-module", m});
     return a;
   }
 };
@@ -62,8 +63,14 @@ void register_recompile_command(CLI::App& app, Context& ctx) {
   c->add_option("--kernel", f->kernels, "Only variants of this kernel (repeatable)");
   c->add_flag("--no-sass", f->no_sass, "Do not disassemble cubins into a sass stage");
   c->add_option("--build", f->build, "Build name in the manifest (default: folder name)");
+  c->add_option("--trust-module", f->trusted_modules,
+                "A kernel library the capture used: its records may import it and its plain "
+                "Python helpers come from the installed module (repeatable; by default only "
+                "triton, triton.language and math)");
   c->footer("Example: ksnap recompile ci/main -o ci/main-sm80 --target cuda:80 --jobs 16");
-  c->callback([f, &ctx] { ctx.exit_code = report_error(exec_plugin(f->plugin_args())); });
+  c->callback([f, &ctx] {
+    ctx.exit_code = report_error(exec_plugin(f->plugin_args(), PluginInput::kUntrustedCapture));
+  });
 }
 
 }  // namespace ksnap::cli
