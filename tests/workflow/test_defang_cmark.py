@@ -75,6 +75,8 @@ BYPASSES = {
     "unicode_line_separator": "x\n\n\u2028```\n@octo-admins\n```\n",
     # A fence inside raw HTML that spans blank lines is no fence.
     "fence_inside_raw_html": "<!--\n\n-->\n```\n@octo-admins\n```\n<pre>\n\n```\n</pre>\n@octo-y\n",
+    # A fence inside an HTML block (type 6, until a blank line) is no fence.
+    "fence_inside_html_block": "<div>\n```\n@octo-admins\n```\n</div>\n",
     # A fence opened in a quote ends with it: the next line is a paragraph.
     "fence_in_a_quote": "> ```\n@octo-admins\n> ```\n",
 }
@@ -106,9 +108,10 @@ def test_real_fenced_code_is_left_as_it_is():
     """The ksnap report's own IR blocks (LLVM @symbols) keep their text."""
     text = ("**IR changed.**\n\n<details><summary>add_kernel</summary>\n\n````diff\n"
             "-  tt.func @add_kernel(%a: i32)\n+  @x = global i32 0\n````\n\n</details>\n"
-            "\n~~~\n@keep-in-tildes\n~~~\n")
+            "\n~~~\n@keep-in-tildes\n~~~\nA paragraph\n```\n@after-a-paragraph\n```\n")
     out = ksnap_ci.defang(text)
     assert "-  tt.func @add_kernel(%a: i32)\n" in out and "\n@keep-in-tildes\n" in out
+    assert "\n@after-a-paragraph\n" in out  # a fence interrupts a paragraph
     html = render(out)
     assert "@add_kernel" in html and mentions(html) == []
 

@@ -464,9 +464,10 @@ def remove_markers(markdown: str) -> str:
 
 def code_lines(lines: list[str]) -> list[bool]:
     """For each line, True only when GitHub (CommonMark) certainly shows it
-    inside a fenced code block: the opener at column 0 after a blank line (so
-    no list, quote, paragraph or HTML block holds it) and outside any raw
-    HTML that may span lines; the block runs to its CommonMark closer (up to
+    inside a fenced code block: the opener at column 0 (no list or quote
+    holds it: a fence is no lazy continuation line), after a blank line or
+    with no "<" since the last one (no HTML block holds it), and outside any
+    raw HTML that may span lines; the block runs to its CommonMark closer (up to
     3 spaces, the same character, at least as long, nothing after) or the
     end. Anything else — inline code spans included — counts as text: a
     wrong guess only neutralizes a code line, never lets text through."""
@@ -474,13 +475,14 @@ def code_lines(lines: list[str]) -> list[bool]:
     fence = ""  # the open fence, or ""
     raw_end = None  # the end marker of an open raw HTML construct
     prev_blank = True
+    run_has_lt = False  # a "<" since the last blank line: an HTML block may be open
     for i, raw in enumerate(lines):
         line = raw.rstrip("\r\n")
         if fence:
             code[i] = True
             if re.fullmatch(r" {0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*",
                             line):
-                fence = ""
+                fence, run_has_lt = "", False
             continue
         pos = 0
         if raw_end is not None:
@@ -489,7 +491,8 @@ def code_lines(lines: list[str]) -> list[bool]:
                 prev_blank = False
                 continue
             raw_end, pos = None, m.end()
-        m = FENCE_OPEN.fullmatch(line) if prev_blank and pos == 0 else None
+        certain = prev_blank or not run_has_lt  # no HTML block (types 6, 7) holds it
+        m = FENCE_OPEN.fullmatch(line) if certain and pos == 0 else None
         if m:
             fence = m.group(1) or m.group(2)
             code[i] = True
@@ -507,6 +510,7 @@ def code_lines(lines: list[str]) -> list[bool]:
             else:
                 pos = close.end()
         prev_blank = not line.strip(" \t")
+        run_has_lt = not prev_blank and (run_has_lt or "<" in line)
     return code
 
 
