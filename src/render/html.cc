@@ -1,6 +1,7 @@
 // HTML writer: one self-contained page (no network, no external URL: CSS
-// and script are embedded, a Content-Security-Policy forbids any fetch) that
-// opens from a CI artifact or file://.
+// and script are embedded, a Content-Security-Policy forbids any fetch and
+// lets only the embedded style and script apply, by hash) that opens from a
+// CI artifact or file://.
 //
 // Layout of the page, in reading order:
 //   <header>     base → head
@@ -23,6 +24,7 @@
 #include <string>
 
 #include "ksnap/render/render.h"
+#include "ksnap/support/sha256.h"
 #include "render/html_summary.h"
 #include "render/html_text.h"
 #include "render/json.h"
@@ -52,6 +54,19 @@ constexpr char kToolbar[] = R"(<div class="toolbar" id="toolbar">
 <span class="keys"><kbd>j</kbd>/<kbd>k</kbd> hunk · <kbd>n</kbd>/<kbd>p</kbd> change · <kbd>o</kbd> open · <kbd>v</kbd> view · <kbd>/</kbd> search</span>
 </div>)";
 
+/// The page's Content-Security-Policy: nothing is fetched, and the only
+/// style and script that apply are the page's own <style> and <script>,
+/// pinned by the SHA-256 of the exact bytes written between their tags
+/// (kCss, kScript). Anything a report's data could smuggle in — an inline
+/// handler, a second <script>, a style attribute — has no hash and does not
+/// run. The data island is type application/json: never executed.
+const std::string& content_security_policy() {
+  static const std::string kPolicy =
+      "default-src 'none'; style-src 'sha256-" + sha256_base64(kCss) + "'; script-src 'sha256-" +
+      sha256_base64(kScript) + "'; img-src data:; base-uri 'none'; form-action 'none'";
+  return kPolicy;
+}
+
 }  // namespace
 
 namespace {
@@ -61,7 +76,8 @@ std::string verdicts_html(const report::Report& r) {
   const perf::VerdictReport& v = *r.verdicts;
   std::string out = "<section id=\"verdicts\"><h2>Benchmark verdicts</h2>\n<p>" +
                     html::escape_html(verdict_counts_text(v)) +
-                    "</p>\n<div class=\"scroll\"><table class=\"verdicts\"><thead><tr><th>verdict</th><th>point</th>"
+                    "</p>\n<div class=\"scroll\"><table "
+                    "class=\"verdicts\"><thead><tr><th>verdict</th><th>point</th>"
                     "<th>details</th></tr></thead><tbody>\n";
   for (size_t i : r.verdict_order) {
     const perf::PointVerdict& p = v.points[i];
@@ -77,15 +93,15 @@ std::string verdicts_html(const report::Report& r) {
 
 std::string render_html(const report::Report& r, const WriteOptions&) {
   std::string data = html::script_safe_json(write_json(r, /*tokens=*/true));
-  std::string base = html::escape_html(r.result->base_name), head = html::escape_html(r.result->head_name);
+  std::string base = html::escape_html(r.result->base_name),
+              head = html::escape_html(r.result->head_name);
 
   std::string out;
   out.reserve(data.size() + sizeof kCss + sizeof kScript + 64 * 1024);
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out +=
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n";
+  out += "<meta http-equiv=\"Content-Security-Policy\" content=\"" + content_security_policy() +
+         "\">\n";
   out += "<meta name=\"generator\" content=\"ksnap\">\n";
   out += "<title>ksnap diff " + base + " → " + head + "</title>\n<style>";
   out += kCss;
@@ -101,7 +117,8 @@ std::string render_html(const report::Report& r, const WriteOptions&) {
   out += html::overview_html(r);
   out +=
       "<section id=\"variants-section\"><h2>Variants</h2><div class=\"scroll\" id=\"variants-box\">"
-      "<table id=\"variants\"><thead id=\"variants-head\"></thead><tbody id=\"variant-rows\"></tbody>"
+      "<table id=\"variants\"><thead id=\"variants-head\"></thead><tbody "
+      "id=\"variant-rows\"></tbody>"
       "</table></div></section>\n";
   out +=
       "<noscript><p>The change groups and the variant table need JavaScript; the summary "

@@ -36,6 +36,30 @@ std::string neutralize(std::string_view s) {
   return out;
 }
 
+/// `s` with every run of more than kMaxSpanRun backticks written as one
+/// backtick and its count ("`×200"): cmark-gfm (GitHub) does not match code
+/// span delimiters longer than 80 backticks, so a span that needed them
+/// would not be a span and its text would render as Markdown.
+std::string short_backtick_runs(std::string_view s) {
+  constexpr size_t kMaxSpanRun = 16;
+  if (longest_backtick_run(s) <= kMaxSpanRun) return std::string(s);
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    size_t n = 0;
+    while (i + n < s.size() && s[i + n] == '`') ++n;
+    if (n > kMaxSpanRun) {
+      out += "`×" + std::to_string(n);
+    } else if (n > 0) {
+      out.append(n, '`');
+    } else {
+      out += s[i];
+      n = 1;
+    }
+    i += n;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string fence_for(std::string_view content) {
@@ -52,7 +76,7 @@ std::string truncate(std::string_view s, size_t max) {
 std::string block_line(std::string_view s) { return escape_control(s, /*keep_tab=*/true); }
 
 std::string code_span(std::string_view s, bool in_table) {
-  std::string t = escape_control(s, /*keep_tab=*/false);
+  std::string t = short_backtick_runs(escape_control(s, /*keep_tab=*/false));
   if (in_table) {
     std::string esc;
     for (char c : t) {

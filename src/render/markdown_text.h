@@ -11,6 +11,7 @@
 //
 //   fence_for("a ``` b")         == "````"
 //   code_span("x`y")             == "``x`y``"
+//   code_span(200 backticks)     == "`` `×200 ``"
 //   html_text("<b>@team #12")    == "&lt;b&gt;@\u200bteam #\u200b12"
 #pragma once
 
@@ -23,8 +24,10 @@ namespace ksnap::render::md {
 /// than its longest backtick run, at least three.
 std::string fence_for(std::string_view content);
 
-/// An inline code span of `s` (made one line of valid UTF-8); `in_table`
-/// escapes `|` for GFM table cells.
+/// An inline code span of `s` (made one line of valid UTF-8, controls and
+/// bidi characters escaped); `in_table` escapes `|` for GFM table cells. A
+/// run of more than 16 backticks is written "`×N", so the delimiters stay
+/// short enough for GitHub (cmark-gfm ignores runs over 80).
 std::string code_span(std::string_view s, bool in_table = false);
 
 /// `s` for HTML inside Markdown (<summary>, table cells): valid UTF-8, one

@@ -9,6 +9,7 @@
 #include "ksnap/diff/pairing.h"
 #include "ksnap/store/date.h"
 #include "ksnap/store/git.h"
+#include "ksnap/support/text.h"
 
 namespace ksnap::store {
 
@@ -183,7 +184,10 @@ Expected<std::vector<LogEntry>> kernel_log(Store& store, const LogQuery& q) {
 }
 
 std::string format_log_line(const LogEntry& e, const KernelChange& k) {
-  std::string out = e.commit.sha.substr(0, 12) + " " + format_date(e.commit.date) + " " + k.kernel;
+  // Everything from the store came from a capture or a commit: controls and
+  // bidi characters are shown escaped (escape_control), never sent raw.
+  std::string out = escape_control(e.commit.sha.substr(0, 12)) + " " + format_date(e.commit.date) +
+                    " " + escape_control(k.kernel);
   if (k.changed.empty()) {
     out.append(" ").append(std::to_string(k.unstable.size())).append(" of ");
     out.append(std::to_string(k.variants_total)).append(" variants, unstable only");
@@ -193,7 +197,7 @@ std::string format_log_line(const LogEntry& e, const KernelChange& k) {
     size_t bar = id.find('|');
     std::string rest = bar == std::string::npos ? "" : id.substr(bar + 1);
     std::replace(rest.begin(), rest.end(), '|', ' ');
-    out.append(" ").append(rest);
+    out.append(" ").append(escape_control(rest));
     if (k.added) out += " (added)";
     if (k.removed) out += " (removed)";
   } else {
@@ -205,14 +209,14 @@ std::string format_log_line(const LogEntry& e, const KernelChange& k) {
   out += ":";
   for (size_t i = 0; i < k.stages.size(); ++i) {
     const StageChange& s = k.stages[i];
-    out += (i ? ", " : " ") + s.stage;
+    out += (i ? ", " : " ") + escape_control(s.stage);
     if (s.variants)
       out += " +" + std::to_string(s.lines_added) + " -" + std::to_string(s.lines_removed);
     if (s.unstable)
       out += s.variants ? " (+" + std::to_string(s.unstable) + " unstable)"
                         : " unstable x" + std::to_string(s.unstable);
   }
-  if (!e.commit.subject.empty()) out += "  " + e.commit.subject;
+  if (!e.commit.subject.empty()) out += "  " + escape_control(e.commit.subject);
   return out;
 }
 

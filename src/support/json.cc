@@ -247,8 +247,8 @@ Status check_depth_in(std::string_view text, size_t begin, size_t end, const std
 /// What nlohmann does not check itself, for text[begin, end): the depth
 /// limit, and NUL bytes — nlohmann stops at one as at the end of the input
 /// ("7\0junk" would read as 7); a raw NUL is never valid JSON.
-Status check_before_parse(std::string_view text, size_t begin, size_t end,
-                          const std::string& file, int max_depth) {
+Status check_before_parse(std::string_view text, size_t begin, size_t end, const std::string& file,
+                          int max_depth) {
   KSNAP_RETURN_IF_ERROR(check_depth_in(text, begin, end, file, max_depth));
   const size_t nul = text.substr(begin, end - begin).find('\0');
   if (nul != std::string_view::npos)
@@ -476,7 +476,11 @@ Value text(std::string_view s) { return Value(to_valid_utf8(s)); }
 
 std::string dump(Value v, int indent) {
   repair(v, 0);
-  return v.dump(indent, ' ', /*ensure_ascii=*/false, Value::error_handler_t::replace);
+  std::string text = v.dump(indent, ' ', /*ensure_ascii=*/false, Value::error_handler_t::replace);
+  // C1 and bidi controls as \u escapes: the text stays the same for a JSON
+  // reader, and nobody who looks at the file sees it reordered. Outside
+  // strings JSON text is ASCII, so every such sequence is inside a string.
+  return escape_invisible(text);
 }
 
 }  // namespace ksnap::json

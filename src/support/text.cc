@@ -39,6 +39,13 @@ void append_hex_byte(std::string* out, uint8_t b) {
   out->push_back(kHex[b & 15]);
 }
 
+/// `\uNNNN` (lowercase hex) for a code point of the BMP.
+void append_u_escape(std::string* out, char32_t cp) {
+  static const char kHex[] = "0123456789abcdef";
+  out->append("\\u");
+  for (int shift = 12; shift >= 0; shift -= 4) out->push_back(kHex[(cp >> shift) & 15]);
+}
+
 }  // namespace
 
 bool is_valid_utf8(std::string_view s) {
@@ -67,6 +74,51 @@ std::string to_valid_utf8(std::string_view s) {
   return out;
 }
 
+bool is_invisible_control(char32_t c) {
+  return (c >= 0x80 && c <= 0x9F)          // C1 controls (CSI is U+009B)
+         || c == 0x061C                    // ARABIC LETTER MARK
+         || c == 0x200E || c == 0x200F     // LRM, RLM
+         || (c >= 0x202A && c <= 0x202E)   // LRE RLE PDF LRO RLO
+         || (c >= 0x2066 && c <= 0x2069);  // LRI RLI FSI PDI
+}
+
+size_t invisible_control_at(std::string_view s, size_t i, char32_t* cp) {
+  if (i >= s.size()) return 0;
+  auto at = [&](size_t k) -> uint8_t { return static_cast<uint8_t>(s[i + k]); };
+  size_t n = utf8_seq_len(s, i);
+  char32_t c;
+  if (n == 2) {
+    c = (char32_t(at(0) & 0x1F) << 6) | (at(1) & 0x3F);
+  } else if (n == 3) {
+    c = (char32_t(at(0) & 0x0F) << 12) | (char32_t(at(1) & 0x3F) << 6) | (at(2) & 0x3F);
+  } else {
+    return 0;
+  }
+  if (!is_invisible_control(c)) return 0;
+  if (cp) *cp = c;
+  return n;
+}
+
+std::string escape_invisible(std::string_view s) {
+  std::string out;
+  size_t done = 0;
+  char32_t cp;
+  for (size_t i = 0; i < s.size();) {
+    size_t n = invisible_control_at(s, i, &cp);
+    if (n == 0) {
+      ++i;
+      continue;
+    }
+    out.append(s, done, i - done);
+    append_u_escape(&out, cp);
+    i += n;
+    done = i;
+  }
+  if (done == 0) return std::string(s);
+  out.append(s, done, s.size() - done);
+  return out;
+}
+
 std::string escape_control(std::string_view s, bool keep_tab) {
   std::string out;
   out.reserve(s.size());
@@ -79,19 +131,17 @@ std::string escape_control(std::string_view s, bool keep_tab) {
       continue;
     }
     if (n == 1) {
-      if ((c < 0x20 && !(keep_tab && c == '\t')) || c == 0x7F) append_hex_byte(&out, c);
-      else out.push_back(static_cast<char>(c));
+      if ((c < 0x20 && !(keep_tab && c == '\t')) || c == 0x7F)
+        append_hex_byte(&out, c);
+      else
+        out.push_back(static_cast<char>(c));
       ++i;
       continue;
     }
-    if (n == 2 && c == 0xC2 && static_cast<uint8_t>(s[i + 1]) < 0xA0) {
-      // C1 control U+0080..U+009F (CSI is U+009B).
-      static const char kHex[] = "0123456789abcdef";
-      uint8_t cp = static_cast<uint8_t>(s[i + 1]);
-      out.append("\\u00");
-      out.push_back(kHex[cp >> 4]);
-      out.push_back(kHex[cp & 15]);
-      i += 2;
+    char32_t cp;
+    if (invisible_control_at(s, i, &cp)) {  // C1 or bidi control: shown, never obeyed
+      append_u_escape(&out, cp);
+      i += n;
       continue;
     }
     out.append(s, i, n);

@@ -11,6 +11,7 @@ Run: /usr/bin/python3 -m pytest tests/workflow/test_actions.py   (KSNAP_BIN=...)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -41,7 +42,10 @@ def files(corpus: Path, variant: str, workflows=PAIR, **extra: str) -> dict:
 
 @pytest.fixture
 def github(tmp_path, ksnap) -> GitHub:
-    return GitHub(tmp_path / "gh", "octo/kernels", REPO_ROOT, [str(Path(ksnap).parent)])
+    g = GitHub(tmp_path / "gh", "octo/kernels", REPO_ROOT, [str(Path(ksnap).parent)])
+    # The runner's ksnap, pinned as docs/pr-workflow.md says: install auto uses it.
+    g.vars["KSNAP_SHA256"] = hashlib.sha256(Path(ksnap).resolve().read_bytes()).hexdigest()
+    return g
 
 
 def only(runs: list[Run], workflow_file: str) -> Run:
@@ -303,6 +307,7 @@ def test_action_installs_the_deb_without_root(github, corpus, ksnap, tmp_path):
                         {"uses": "OWNER/ksnap@v0.1.0", "with": {
                             "suite": "python3 bench/run_suite.py", "install": "deb",
                             "deb-url": deb.as_uri(),
+                            "deb-sha256": hashlib.sha256(deb.read_bytes()).hexdigest(),
                             "install-prefix": "${{ runner.temp }}/ksnap-root"}},
                         {"run": 'command -v ksnap; ksnap store ls --store .ksnap/history.db'}]}}}
     github.path = []  # this runner has no ksnap: the action must install it

@@ -16,6 +16,7 @@
 #include "ksnap/store/resolve.h"
 #include "ksnap/store/store.h"
 #include "ksnap/support/json.h"
+#include "ksnap/support/text.h"
 
 namespace ksnap::cli {
 
@@ -102,7 +103,8 @@ int run_record(const RecordArgs& a) {
   if (!s) return report_error(s.status());
   auto st = s->record(*b, o);
   if (!st) return report_error(st.status());
-  for (const std::string& w : st->warnings) std::cerr << "ksnap: warning: " << w << "\n";
+  for (const std::string& w : st->warnings)
+    std::cerr << "ksnap: warning: " << escape_control(w) << "\n";
   if (a.quiet) return kExitOk;
   auto stats = s->stats();
   std::cout << (st->already_recorded ? "already recorded "
@@ -270,10 +272,13 @@ int run_ls(const StoreFlags& sf) {
   auto all = s->commits();
   if (!all) return report_error(all.status());
   for (auto it = all->rbegin(); it != all->rend(); ++it) {
-    std::cout << it->sha.substr(0, 12) << " " << store::format_date(it->date) << " "
-              << it->build_name;
-    if (!it->parents.empty()) std::cout << " parent " << it->parents[0].substr(0, 12);
-    if (!it->subject.empty()) std::cout << "  " << it->subject;
+    // Build names and subjects come from the recorded capture and commit:
+    // controls and bidi characters are shown escaped, never sent raw.
+    std::cout << escape_control(it->sha.substr(0, 12)) << " " << store::format_date(it->date) << " "
+              << escape_control(it->build_name);
+    if (!it->parents.empty())
+      std::cout << " parent " << escape_control(it->parents[0].substr(0, 12));
+    if (!it->subject.empty()) std::cout << "  " << escape_control(it->subject);
     std::cout << "\n";
   }
   return kExitOk;
@@ -301,11 +306,12 @@ int run_unstable(const StoreFlags& sf, const std::string& format) {
   }
   for (const auto& f : *facts) {
     const build::Variant& v = f.variant.variant;
-    std::cout << f.first_commit.substr(0, 12) << " " << store::format_date(f.recorded_at) << " "
-              << v.kernel;
-    if (!v.source().empty()) std::cout << " (" << v.source() << ")";
-    std::cout << " " << v.constexprs_text() << " " << v.options_text() << ": "
-              << f.variant.stages[0].stage << "\n";
+    std::cout << escape_control(f.first_commit.substr(0, 12)) << " "
+              << store::format_date(f.recorded_at) << " " << escape_control(v.kernel);
+    if (!v.source().empty()) std::cout << " (" << escape_control(v.source()) << ")";
+    std::cout << " " << escape_control(v.constexprs_text()) << " "
+              << escape_control(v.options_text()) << ": "
+              << escape_control(f.variant.stages[0].stage) << "\n";
   }
   std::cout << facts->size() << " unstable variant-stages known\n";
   return kExitOk;

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
 # Installs ksnap for the GitHub action (action.yml), never from the caller's
-# repository:
+# repository, and never trusts a binary it has not verified:
 #
-#   KSNAP_INSTALL=auto    ksnap on PATH already (a runner image): nothing to do;
-#                         else deb when KSNAP_DEB_URL is set; else source
-#   KSNAP_INSTALL=deb     download KSNAP_DEB_URL (a release's ksnap_<v>_amd64.deb);
-#                         with KSNAP_INSTALL_PREFIX: `dpkg -x` it there (no root;
+#   KSNAP_INSTALL=auto    the ksnap on PATH only when KSNAP_SHA256 is set and is
+#                         the SHA-256 of that binary (a runner image's pinned
+#                         ksnap); an unpinned or mismatching one is ignored with
+#                         a warning (a self-hosted runner that also ran a fork's
+#                         code may hold a ksnap that code replaced); else deb
+#                         when KSNAP_DEB_URL is set; else source
+#   KSNAP_INSTALL=deb     download KSNAP_DEB_URL (a release's ksnap_<v>_amd64.deb),
+#                         check it against KSNAP_DEB_SHA256 (required); with
+#                         KSNAP_INSTALL_PREFIX: `dpkg -x` it there (no root;
 #                         the runtime libraries must be present), else
 #                         `apt-get install ./ksnap.deb` (root or sudo), which
 #                         pulls in its Depends
 #   KSNAP_INSTALL=source  build the action's own checkout (KSNAP_SOURCE, the
-#                         action's folder): Debian/Ubuntu build dependencies
-#                         with apt-get, CMake + Ninja without tests, installed
-#                         into KSNAP_INSTALL_PREFIX (default $RUNNER_TEMP/ksnap)
-#   KSNAP_INSTALL=none    use the ksnap on PATH
+#                         action's folder, pinned by the action's ref):
+#                         Debian/Ubuntu build dependencies with apt-get, CMake +
+#                         Ninja without tests, installed into
+#                         KSNAP_INSTALL_PREFIX (default $RUNNER_TEMP/ksnap)
+#   KSNAP_INSTALL=none    use the ksnap on PATH; checked against KSNAP_SHA256
+#                         when that is set, else trusted as it is (the caller
+#                         vouches for the runner)
 #
 # Appends the bin folder to $GITHUB_PATH and prints the version it installed.
 set -euo pipefail
@@ -25,20 +33,41 @@ as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi
 }
 
+pin="${KSNAP_SHA256:-}"
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+# True when the ksnap on PATH is the pinned binary (KSNAP_SHA256).
+path_ksnap_verified() {
+  local bin
+  bin="$(command -v ksnap 2>/dev/null)" || return 1
+  [ -n "$pin" ] || return 1
+  [ "$(sha256_of "$(readlink -f "$bin")")" = "$pin" ]
+}
+
 if [ "$mode" = auto ]; then
-  if command -v ksnap >/dev/null 2>&1; then mode=none
-  elif [ -n "${KSNAP_DEB_URL:-}" ]; then mode=deb
-  else mode=source
+  if path_ksnap_verified; then mode=none
+  else
+    if command -v ksnap >/dev/null 2>&1; then
+      if [ -n "$pin" ]; then why="its SHA-256 is not ksnap-sha256"; else why="no ksnap-sha256 pins it"; fi
+      echo "::warning::install: auto: not using the ksnap at $(command -v ksnap): $why"
+    fi
+    if [ -n "${KSNAP_DEB_URL:-}" ]; then mode=deb; else mode=source; fi
   fi
 fi
 case "$mode" in
   none)
     command -v ksnap >/dev/null || { echo "::error::install: none, and no ksnap on PATH"; exit 1; }
+    if [ -n "$pin" ] && ! path_ksnap_verified; then
+      echo "::error::install: the ksnap at $(command -v ksnap) does not have the SHA-256 ksnap-sha256 pins"
+      exit 1
+    fi
     ;;
   deb)
     [ -n "${KSNAP_DEB_URL:-}" ] || { echo "::error::install: deb needs deb-url"; exit 1; }
+    [ -n "${KSNAP_DEB_SHA256:-}" ] || { echo "::error::install: deb needs deb-sha256 (the .deb's SHA-256)"; exit 1; }
     deb="$tmp/ksnap.deb"
     curl -fsSL --retry 3 -o "$deb" "$KSNAP_DEB_URL"
+    got="$(sha256_of "$deb")"
+    [ "$got" = "$KSNAP_DEB_SHA256" ] || { echo "::error::$KSNAP_DEB_URL has SHA-256 $got, not deb-sha256 $KSNAP_DEB_SHA256"; exit 1; }
     dpkg-deb -f "$deb" Package | grep -qx ksnap || { echo "::error::$KSNAP_DEB_URL is not the ksnap package"; exit 1; }
     if [ -n "$prefix" ]; then
       dpkg -x "$deb" "$prefix"

@@ -437,21 +437,99 @@ def read_bundle(root: str) -> tuple[dict, str]:
     return meta, read_limited(os.path.join(root, "report.md"))
 
 
-MENTION = re.compile(r"(?<![\w`])@(?=[A-Za-z0-9])")
-FENCE = re.compile(r"^\s*(```|~~~)")
+# Raw HTML constructs that may run over several lines and blank lines
+# (CommonMark HTML blocks 1-5): a fence inside one is no fence. Opener →
+# end marker; matched anywhere in a line (more than CommonMark does: when
+# unsure, the text is treated as text and neutralized).
+RAW_HTML = [(re.compile(r"<(script|pre|style|textarea)(?=[\s>/]|$)", re.I),
+             re.compile(r"</(script|pre|style|textarea)>", re.I)),
+            (re.compile(r"<!--"), re.compile(r"-->")),
+            (re.compile(r"<\?"), re.compile(r"\?>")),
+            (re.compile(r"<!\[CDATA\["), re.compile(r"\]\]>")),
+            (re.compile(r"<![A-Za-z]"), re.compile(r">"))]
+# A fenced block opener that is one for certain: at column 0, three or more
+# backticks with no backtick after them, or three or more tildes.
+FENCE_OPEN = re.compile(r"(`{3,})[^`]*|(~{3,}).*")
+# "@" as an HTML character reference (CommonMark decodes these in text).
+AT_ENTITY = re.compile(r"&(?:#0*64|#[xX]0*40|commat);")
+
+
+def remove_markers(markdown: str) -> str:
+    """`markdown` with no MARKER left, even one that removing an inner one
+    re-forms ("<!-- ksnap-<!-- ksnap-ir-report -->ir-report -->")."""
+    while MARKER in markdown:
+        markdown = markdown.replace(MARKER, "")
+    return markdown
+
+
+def code_lines(lines: list[str]) -> list[bool]:
+    """For each line, True only when GitHub (CommonMark) certainly shows it
+    inside a fenced code block: the opener at column 0 (no list or quote
+    holds it: a fence is no lazy continuation line), after a blank line or
+    with no "<" since the last one (no HTML block holds it), and outside any
+    raw HTML that may span lines; the block runs to its CommonMark closer (up to
+    3 spaces, the same character, at least as long, nothing after) or the
+    end. Anything else — inline code spans included — counts as text: a
+    wrong guess only neutralizes a code line, never lets text through."""
+    code = [False] * len(lines)
+    fence = ""  # the open fence, or ""
+    raw_end = None  # the end marker of an open raw HTML construct
+    prev_blank = True
+    run_has_lt = False  # a "<" since the last blank line: an HTML block may be open
+    for i, raw in enumerate(lines):
+        line = raw.rstrip("\r\n")
+        if fence:
+            code[i] = True
+            if re.fullmatch(r" {0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*",
+                            line):
+                fence, run_has_lt = "", False
+            continue
+        pos = 0
+        if raw_end is not None:
+            m = raw_end.search(line)
+            if m is None:
+                prev_blank = False
+                continue
+            raw_end, pos = None, m.end()
+        certain = prev_blank or not run_has_lt  # no HTML block (types 6, 7) holds it
+        m = FENCE_OPEN.fullmatch(line) if certain and pos == 0 else None
+        if m:
+            fence = m.group(1) or m.group(2)
+            code[i] = True
+            continue
+        # Raw HTML opened on this line (and not closed after its opener).
+        while raw_end is None:
+            starts = [(m.start(), m.end(), end) for op, end in RAW_HTML
+                      for m in [op.search(line, pos)] if m]
+            if not starts:
+                break
+            _, opened, end = min(starts, key=lambda t: t[0])
+            close = end.search(line, opened)
+            if close is None:
+                raw_end = end
+            else:
+                pos = close.end()
+        prev_blank = not line.strip(" \t")
+        run_has_lt = not prev_blank and (run_has_lt or "<" in line)
+    return code
 
 
 def defang(markdown: str) -> str:
     """Text of a report made by PR code, safe to post as the bot: no second
-    marker (the comment must stay the only marked one) and no @mentions
-    outside code blocks (a zero-width joiner after '@': nobody is pinged)."""
+    marker (the comment must stay the only marked one) and no @mention
+    anywhere GitHub could render one — a zero-width joiner after every "@"
+    (and every "&#64;"-style reference to one) that is not certainly inside
+    a fenced code block (code_lines). The report's Markdown structure is not
+    trusted: a backtick that opens no span, a fence that is no fence, ~~~
+    inside ``` all leave the text neutralized."""
+    # Lines as CommonMark ends them (\n, \r\n, \r), not as str.splitlines
+    # does (\u2028, \x0c, ... are no line ends to GitHub).
+    lines = re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", remove_markers(markdown))
+    code = code_lines(lines)
     out = []
-    fenced = False
-    for line in markdown.replace(MARKER, "").splitlines(keepends=True):
-        if FENCE.match(line):
-            fenced = not fenced
-        elif not fenced:
-            line = MENTION.sub("@\u200d", line)
+    for line, is_code in zip(lines, code):
+        if not is_code:
+            line = AT_ENTITY.sub("@", line).replace("@", "@\u200d")
         out.append(line)
     return "".join(out)
 
@@ -517,7 +595,7 @@ def publish(args: argparse.Namespace) -> int:
                  f"{args.head_sha}: not published")
             return 0
         changed = meta["changed"]
-        body = fit_comment(f"{MARKER}\n{defang(report_md).lstrip()}\n"
+        body = fit_comment(f"{MARKER}\n{defang(report_md.lstrip())}\n"
                            f"<sub>ksnap, from [this run]({run_url}).</sub>\n")
     summary = args.summary or os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:

@@ -9,11 +9,16 @@
 //     (except tab in IR text), DEL and the C1 range U+0080..U+009F are shown
 //     as `\x1b`, `\x7f`, `\u009b`; invalid bytes as `\xNN`. Only ksnap's own
 //     colors are emitted.
+//   - No format passes a Unicode bidirectional control from data (U+202A..
+//     U+202E, U+2066..U+2069, U+200E, U+200F, U+061C): text that reorders
+//     what the reader sees ("Trojan Source") is shown as `\u202e`; JSON
+//     spells them (and C1 controls) as `\u` escapes.
 //
 // Worked example:
 //   to_valid_utf8("ok \xff")            == "ok \\xff"
 //   escape_control("\x1b]0;pwned\x07")  == "\\x1b]0;pwned\\x07"
 //   escape_control("tab\there", true)   == "tab\there"
+//   escape_control("a\u202eb")         == "a\\u202eb"
 #pragma once
 
 #include <string>
@@ -29,8 +34,24 @@ bool is_valid_utf8(std::string_view s);
 /// unchanged.
 std::string to_valid_utf8(std::string_view s);
 
+/// True for a C1 control (U+0080..U+009F) or a bidirectional control
+/// (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069): the one list
+/// of invisible controls every writer escapes.
+bool is_invisible_control(char32_t cp);
+
+/// Length in bytes of the C1 control (U+0080..U+009F) or bidirectional
+/// control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) encoded
+/// at s[i], or 0 when there is none; `*cp` (when given) gets its code point.
+size_t invisible_control_at(std::string_view s, size_t i, char32_t* cp = nullptr);
+
+/// `s` with each invisible control (invisible_control_at) written `\uNNNN`
+/// and nothing else changed: for JSON text (a valid escape there) and for
+/// writers that escape the rest themselves.
+std::string escape_invisible(std::string_view s);
+
 /// `s` made safe for a terminal: invalid bytes as in to_valid_utf8, C0
-/// controls, DEL and C1 controls as `\xNN` (C0, DEL) or `\uNNNN` (C1).
+/// controls, DEL, C1 and bidi controls as `\xNN` (C0, DEL) or `\uNNNN`
+/// (C1, bidi: invisible_control_at).
 /// Tabs are kept when `keep_tab`; newlines are always escaped (a caller
 /// that prints several lines passes one line at a time).
 std::string escape_control(std::string_view s, bool keep_tab = true);

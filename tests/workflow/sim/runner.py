@@ -105,6 +105,7 @@ class GitHub:
         self.default_branch = default_branch
         self.action_root = action_root
         self.path = path
+        self.vars: dict[str, str] = {}  # repository variables (the vars context)
         self.runs: list[Run] = []
         self.next_run = 9000
         self.caches = actions.Caches(root / "caches")
@@ -394,7 +395,7 @@ class Job:
         (self.files / "event.json").write_text(json.dumps(run.payload))
         self.ctx = {"github": github_ctx, "runner": {"os": "Linux", "arch": "X64",
                                                      "temp": str(self.temp), "name": "sim"},
-                    "secrets": {"GITHUB_TOKEN": self.token}, "vars": {}, "needs": {},
+                    "secrets": {"GITHUB_TOKEN": self.token}, "vars": dict(gh.vars), "needs": {},
                     "matrix": {}, "strategy": {}, "job": {"status": "success"}, "inputs": {}}
         self.env: dict[str, str] = {}  # workflow + job env, then GITHUB_ENV
         self.extra_path: list[str] = []
