@@ -83,10 +83,11 @@ TEST(BinaryAgreement, SassFixturesMatchCuobjdumpResUsage) {
   EXPECT_EQ(checked, 11);
 }
 
-/// `    .vgpr_count:     212` in the .amdgcn's metadata block.
+/// `    .vgpr_count:     212` in the .amdgcn's metadata block (or `  - .agpr_count: 64`,
+/// the first key of a list item).
 int64_t yaml_figure(const std::string& text, const std::string& key) {
   std::smatch m;
-  if (!std::regex_search(text, m, std::regex("\\n\\s+\\" + key + ":\\s+(\\d+)"))) return -1;
+  if (!std::regex_search(text, m, std::regex("\\n[ \\t-]+\\" + key + ":\\s+(\\d+)"))) return -1;
   return std::stoll(m[1]);
 }
 
