@@ -16,7 +16,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${KSNAP_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${KSNAP_FUZZ_JOBS:-2}"
 all=(lexer_fuzz normalize_fuzz json_fuzz capture_fuzz samples_fuzz bench_fuzz tune_cache_fuzz
-     store_record_fuzz unstable_fuzz structural_diff_fuzz)
+     store_record_fuzz unstable_fuzz structural_diff_fuzz binary_fuzz)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 

@@ -16,6 +16,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "diff_inputs.h"
+#include "resources.h"
 #include "ksnap/build/build.h"
 #include "ksnap/build/unstable.h"
 #include "ksnap/diff/engine.h"
@@ -269,8 +270,8 @@ int run_show(const std::string& path, const std::string& format) {
                      {"signature", v.signature},
                      {"constexprs", object_of(v.constexprs)},
                      {"options", object_of(v.options)},
-                     {"stages", stages},
-                     {"resources", v.resources}});
+                     {"stages", stages}});
+      add_resources(v, &out.back());
     }
     std::cout << json::dump(std::move(out), 1) << "\n";
     return kExitOk;
