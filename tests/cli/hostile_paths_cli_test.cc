@@ -36,7 +36,7 @@ constexpr bool kAsan = false;
 constexpr bool kAsan = false;
 #endif
 
-struct Run {
+struct Outcome {
   int rc = -1;
   bool timed_out = false;
   long max_rss_kib = 0;
@@ -54,9 +54,9 @@ std::string slurp(const std::string& path) {
 /// `cap_memory` (not under ASan, which reserves far more address space) the
 /// child's address space is capped at 2 GiB, so code that would read a huge
 /// input whole fails quickly instead of filling the machine.
-Run ksnap(const std::vector<std::string>& args,
-          const std::vector<std::pair<std::string, std::string>>& env = {}, bool cap_memory = false,
-          std::chrono::seconds timeout = std::chrono::seconds(30)) {
+Outcome ksnap(const std::vector<std::string>& args,
+              const std::vector<std::pair<std::string, std::string>>& env = {},
+              bool cap_memory = false, std::chrono::seconds timeout = std::chrono::seconds(30)) {
   TempDir io("paths_io");
   std::string out = io.path + "/out", err = io.path + "/err";
   pid_t pid = fork();
@@ -73,7 +73,7 @@ Run ksnap(const std::vector<std::string>& args,
     ::execv(KSNAP_BINARY, argv.data());
     _exit(127);
   }
-  Run r;
+  Outcome r;
   auto deadline = std::chrono::steady_clock::now() + timeout;
   int st = 0;
   rusage ru{};
@@ -120,7 +120,7 @@ TEST(HostilePathsCli, AFolderOfIrFilesIsConfinedLikeACapture) {
   std::ofstream(t.path + "/secret.txt") << "root:x:0:0:root:/root:/bin/bash\n";
   // A link that stays inside is followed, as in a capture.
   fs::create_symlink("k.ttgir", t.path + "/b/inside.ttgir");
-  Run ok = ksnap({"diff", t.path + "/a", t.path + "/b", "--color", "never"});
+  Outcome ok = ksnap({"diff", t.path + "/a", t.path + "/b", "--color", "never"});
   EXPECT_EQ(ok.rc, 0) << ok.err;
   EXPECT_FALSE(ok.timed_out);
 
@@ -138,7 +138,7 @@ TEST(HostilePathsCli, AFolderOfIrFilesIsConfinedLikeACapture) {
     std::string link = t.path + "/b/x.ttgir";
     fs::remove(link);
     fs::create_symlink(k.link_to, link);
-    Run r = ksnap({"diff", t.path + "/a", t.path + "/b", "--color", "never"});
+    Outcome r = ksnap({"diff", t.path + "/a", t.path + "/b", "--color", "never"});
     EXPECT_FALSE(r.timed_out);
     EXPECT_EQ(r.rc, 2) << r.out << r.err;
     EXPECT_NE(r.err.find(link), std::string::npos) << r.err;
@@ -149,7 +149,7 @@ TEST(HostilePathsCli, AFolderOfIrFilesIsConfinedLikeACapture) {
   // A FIFO among the IR files: refused by name, never opened for reading.
   fs::remove(t.path + "/b/x.ttgir");
   ASSERT_EQ(::mkfifo((t.path + "/b/f.ttgir").c_str(), 0644), 0);
-  Run f = ksnap({"diff", t.path + "/a", t.path + "/b"}, {}, false, std::chrono::seconds(20));
+  Outcome f = ksnap({"diff", t.path + "/a", t.path + "/b"}, {}, false, std::chrono::seconds(20));
   EXPECT_FALSE(f.timed_out) << "ksnap diff blocked on a FIFO";
   EXPECT_EQ(f.rc, 2) << f.err;
   EXPECT_NE(f.err.find("f.ttgir"), std::string::npos) << f.err;
@@ -179,7 +179,7 @@ TEST(HostilePathsCli, AFifoOnTheCommandLineFailsAtOnce) {
     SCOPED_TRACE(k.what);
     ASSERT_EQ(::mkfifo(k.fifo.c_str(), 0644), 0);
     auto start = std::chrono::steady_clock::now();
-    Run r = ksnap(k.args, {}, false, std::chrono::seconds(20));
+    Outcome r = ksnap(k.args, {}, false, std::chrono::seconds(20));
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_FALSE(r.timed_out) << describe(k.args) << " blocked on a FIFO";
     EXPECT_EQ(r.rc, 2) << r.err;
@@ -213,7 +213,7 @@ TEST(HostilePathsCli, DevicesAndHugeFilesAreRefusedBeforeReading) {
   };
   for (const Case& k : cases) {
     SCOPED_TRACE(k.what);
-    Run r = ksnap(k.args, {}, /*cap_memory=*/true, std::chrono::seconds(60));
+    Outcome r = ksnap(k.args, {}, /*cap_memory=*/true, std::chrono::seconds(60));
     ASSERT_FALSE(r.timed_out) << describe(k.args);
     EXPECT_EQ(r.rc, 2) << r.err;
     EXPECT_NE(r.err.find(k.says), std::string::npos) << r.err;
@@ -229,19 +229,19 @@ TEST(HostilePathsCli, TheLimitsAreSetByTheEnvironment) {
   ASSERT_GT(size, 100u);
   std::string size_text = std::to_string(size);
   // Per file.
-  Run small = ksnap({"normalize", ttgir}, {{"KSNAP_MAX_FILE_BYTES", "100"}});
+  Outcome small = ksnap({"normalize", ttgir}, {{"KSNAP_MAX_FILE_BYTES", "100"}});
   EXPECT_EQ(small.rc, 2) << small.err;
   EXPECT_NE(small.err.find(ttgir + ": invalid argument: file is " + size_text +
                            " bytes, over the limit of 100 (KSNAP_MAX_FILE_BYTES)"),
             std::string::npos)
       << small.err;
-  Run fits = ksnap({"normalize", ttgir}, {{"KSNAP_MAX_FILE_BYTES", "64M"}});
+  Outcome fits = ksnap({"normalize", ttgir}, {{"KSNAP_MAX_FILE_BYTES", "64M"}});
   EXPECT_EQ(fits.rc, 0) << fits.err;
   // Per run: two captures whose manifests together exceed the budget.
   std::string base = std::string(KSNAP_EXAMPLE_DIR) + "/base";
   uint64_t manifest = fs::file_size(base + "/manifest.json");
-  Run budget = ksnap({"diff", base, base},
-                     {{"KSNAP_MAX_INPUT_BYTES", std::to_string(manifest + manifest / 2)}});
+  Outcome budget = ksnap({"diff", base, base},
+                         {{"KSNAP_MAX_INPUT_BYTES", std::to_string(manifest + manifest / 2)}});
   EXPECT_EQ(budget.rc, 2) << budget.err;
   EXPECT_NE(budget.err.find("manifest.json: invalid argument: input budget exceeded"),
             std::string::npos)
@@ -249,7 +249,7 @@ TEST(HostilePathsCli, TheLimitsAreSetByTheEnvironment) {
   EXPECT_NE(budget.err.find("(KSNAP_MAX_INPUT_BYTES)"), std::string::npos) << budget.err;
   // A value that is not a size.
   for (const char* bad : {"lots", "12X", "-1", "99999999999999999999"}) {
-    Run r = ksnap({"normalize", ttgir}, {{"KSNAP_MAX_INPUT_BYTES", bad}});
+    Outcome r = ksnap({"normalize", ttgir}, {{"KSNAP_MAX_INPUT_BYTES", bad}});
     EXPECT_EQ(r.rc, 2) << bad;
     EXPECT_NE(r.err.find("KSNAP_MAX_INPUT_BYTES '" + std::string(bad) + "' is not a size"),
               std::string::npos)
