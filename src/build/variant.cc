@@ -1,8 +1,8 @@
 #include <fcntl.h>
-#include <cerrno>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "ksnap/build/build.h"
@@ -52,7 +52,9 @@ const StageFile* Variant::binary(const std::string& name) const {
 }
 
 bool looks_binary(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in place of a stage must not stall the sniff (it is
+  // refused when read).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
   unsigned char buf[4096];
   ssize_t n;

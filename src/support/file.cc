@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -45,67 +46,106 @@ Status errno_status(const std::string& what, const std::string& path) {
   return make_error(code, what + ": " + std::strerror(e), SourceLocation{path, 0, 0});
 }
 
+InputLimits& limits() {
+  static InputLimits l;
+  return l;
+}
+
+std::atomic<uint64_t> g_bytes_read{0};
+
+std::string over_limit(uint64_t size, uint64_t limit, const std::string& setting) {
+  return "file is " + std::to_string(size) + " bytes, over the limit of " + std::to_string(limit) +
+         (setting.empty() ? "" : " (" + setting + ")");
+}
+
+/// Charges `n` bytes to the run's budget, or refuses without charging.
+Status charge(uint64_t n, const std::string& path) {
+  const InputLimits& l = limits();
+  uint64_t before = g_bytes_read.load(std::memory_order_relaxed);
+  do {
+    if (n > l.total_bytes || before > l.total_bytes - n)
+      return make_error(ErrorCode::kInvalidArgument,
+                        "input budget exceeded: reading this file's " + std::to_string(n) +
+                            " bytes would bring the bytes read by this run to " +
+                            std::to_string(before + n) + ", over the budget of " +
+                            std::to_string(l.total_bytes) +
+                            (l.total_setting.empty() ? "" : " (" + l.total_setting + ")"),
+                        {path, 0, 0});
+  } while (!g_bytes_read.compare_exchange_weak(before, before + n, std::memory_order_relaxed));
+  return Status::ok();
+}
+
+/// Closes the descriptor on every path out.
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
 Expected<std::string> read_all(const std::string& path, uint64_t max_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno_status("cannot open", path);
+  // O_NONBLOCK: opening a FIFO with no writer would wait forever; for a
+  // regular file the flag changes nothing.
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)};
+  if (f.fd < 0) return errno_status("cannot open", path);
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    Status s = errno_status("cannot stat", path);
-    ::close(fd);
-    return s;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
+  if (::fstat(f.fd, &st) != 0) return errno_status("cannot stat", path);
+  if (S_ISDIR(st.st_mode))
     return make_error(ErrorCode::kIoError, "is a directory, expected a file", {path, 0, 0});
-  }
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
-    ::close(fd);
+  if (!S_ISREG(st.st_mode))
     return make_error(ErrorCode::kInvalidArgument,
-                      "file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
-                          std::to_string(max_bytes),
+                      std::string("is not a regular file (") +
+                          (S_ISFIFO(st.st_mode)   ? "a FIFO"
+                           : S_ISCHR(st.st_mode)  ? "a character device"
+                           : S_ISBLK(st.st_mode)  ? "a block device"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not a file") +
+                          "); only regular files are read",
                       {path, 0, 0});
-  }
-  // One allocation of the exact size plus the sentinel TextBuffer appends; a
-  // file that grows while being read is read on in small steps.
+  const InputLimits& l = limits();
+  uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes)
+    return make_error(ErrorCode::kInvalidArgument, over_limit(size, max_bytes, ""), {path, 0, 0});
+  if (size > l.file_bytes)
+    return make_error(ErrorCode::kInvalidArgument, over_limit(size, l.file_bytes, l.file_setting),
+                      {path, 0, 0});
+  KSNAP_RETURN_IF_ERROR(charge(size, path));
+  // One allocation of the exact size plus the sentinel TextBuffer appends;
+  // never more than fstat said (a file that grows while read is refused).
   std::string out;
-  out.reserve(static_cast<size_t>(st.st_size) + 1);
-  out.resize(static_cast<size_t>(st.st_size));
+  out.reserve(static_cast<size_t>(size) + 1);
+  out.resize(static_cast<size_t>(size));
   size_t got = 0;
-  while (true) {
-    if (got == out.size()) {
-      char probe[4096];
-      ssize_t n = ::read(fd, probe, sizeof probe);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        Status s = errno_status("read failed", path);
-        ::close(fd);
-        return s;
-      }
-      if (n == 0) break;
-      out.append(probe, static_cast<size_t>(n));
-      got += static_cast<size_t>(n);
-      if (got > max_bytes) {
-        ::close(fd);
-        return make_error(ErrorCode::kInvalidArgument, "file grew over the size limit", {path, 0, 0});
-      }
-      continue;
-    }
-    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Status s = errno_status("read failed", path);
-      ::close(fd);
-      return s;
-    }
-    if (n == 0) break;
+  while (got < out.size()) {
+    ssize_t n = ::read(f.fd, out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_status("read failed", path);
+    if (n == 0) break;  // shrank while read: what is there
     got += static_cast<size_t>(n);
   }
-  ::close(fd);
+  if (got == out.size()) {
+    char probe;
+    ssize_t n;
+    do {
+      n = ::read(f.fd, &probe, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0)
+      return make_error(ErrorCode::kInvalidArgument,
+                        "file grew while being read (over the " + std::to_string(size) +
+                            " bytes it had when opened)",
+                        {path, 0, 0});
+  }
   out.resize(got);
   return out;
 }
 
 }  // namespace
+
+void set_input_limits(InputLimits l) { limits() = std::move(l); }
+
+const InputLimits& input_limits() { return limits(); }
+
+uint64_t input_bytes_read() { return g_bytes_read.load(std::memory_order_relaxed); }
 
 Expected<TextBuffer> read_text_file(const std::string& path, const ReadOptions& opts) {
   auto bytes = read_all(path, opts.max_bytes);
@@ -114,8 +154,8 @@ Expected<TextBuffer> read_text_file(const std::string& path, const ReadOptions& 
     size_t nul = bytes->find('\0');
     if (nul != std::string::npos) {
       SourceLocation loc = location_in(*bytes, nul, path);
-      return make_error(ErrorCode::kParseError,
-                        "binary data (a NUL byte) where text was expected", loc);
+      return make_error(ErrorCode::kParseError, "binary data (a NUL byte) where text was expected",
+                        loc);
     }
   }
   return TextBuffer(path, std::move(*bytes));

@@ -1,8 +1,8 @@
 #include "ksnap/tune/group.h"
 
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 
 #include "ksnap/support/hash.h"
@@ -27,8 +27,7 @@ struct Group::State {
 namespace {
 
 double wall_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 uint64_t slot_of(uint64_t key) { return key * 0x9E3779B97F4A7C15ULL >> 17; }
@@ -93,9 +92,12 @@ Status Group::init() {
   if (!options_.cache_path.empty()) {
     cache_ = std::make_unique<TuningCache>(options_.cache_path);
     Status s = cache_->load();
-    cache_status_ = options_.cache_path + (s.is_ok() ? ": " + std::to_string(cache_->entries().size()) +
-                                                           " entries"
-                                                     : ": ignored, " + s.to_string());
+    // Malformed entries leave the others usable; any other error, nothing.
+    std::string count = ": " + std::to_string(cache_->entries().size()) + " entries";
+    cache_status_ =
+        options_.cache_path + (s.is_ok()                 ? count
+                               : cache_->malformed() > 0 ? count + ", " + s.to_string()
+                                                         : ": ignored, " + s.to_string());
     if (!s.is_ok()) std::fprintf(stderr, "ksnap tune: %s\n", cache_status_.c_str());
   } else {
     cache_status_ = "none";
@@ -216,7 +218,8 @@ void Group::commit(State& st, size_t choice, Decision why, const std::string& re
   for (size_t v = 0; v < names_.size(); ++v) e.median_us.push_back(st.race.estimate(v).value);
   e.device = device_;
   Status s = cache_->store(e);
-  if (!s.is_ok()) std::fprintf(stderr, "ksnap tune: cannot write cache: %s\n", s.to_string().c_str());
+  if (!s.is_ok())
+    std::fprintf(stderr, "ksnap tune: cannot write cache: %s\n", s.to_string().c_str());
 }
 
 namespace {
@@ -233,7 +236,8 @@ std::string race_reason(const Race& r, const std::vector<std::string>& names) {
       return why + ": survivors {" + alive + "} within " + tol +
              " of the leader; first declared wins";
     case Decision::kLeader:
-      return why + ": " + names[r.choice()] + " within " + tol + " of every survivor {" + alive + "}";
+      return why + ": " + names[r.choice()] + " within " + tol + " of every survivor {" + alive +
+             "}";
     case Decision::kSeparated:
       return why + ": " + names[r.choice()] + " confidently faster than every other variant";
     case Decision::kBudget:
@@ -265,7 +269,8 @@ Status Group::explore(State& st, const Workload& w, const ArgPack& args, Stream 
     lock.unlock();
     return backend_->launch(static_cast<size_t>(c), w, args, s);
   }
-  bool online = options_.policy == Policy::kOnline && tuning_enabled_.load(std::memory_order_relaxed);
+  bool online =
+      options_.policy == Policy::kOnline && tuning_enabled_.load(std::memory_order_relaxed);
   if (!online) {
     lock.unlock();
     return backend_->launch(options_.default_variant, w, args, s);
@@ -310,10 +315,18 @@ Status Group::tune(const Workload& w, Stream stream) {
         args.ptr(reinterpret_cast<void*>(b->address));
         break;
       }
-      case ArgType::kI32: args.i32(static_cast<int32_t>(v)); break;
-      case ArgType::kI64: args.i64(v); break;
-      case ArgType::kF32: args.f32(static_cast<float>(a.size_or_value ? v : a.fvalue)); break;
-      case ArgType::kF64: args.f64(a.size_or_value ? static_cast<double>(v) : a.fvalue); break;
+      case ArgType::kI32:
+        args.i32(static_cast<int32_t>(v));
+        break;
+      case ArgType::kI64:
+        args.i64(v);
+        break;
+      case ArgType::kF32:
+        args.f32(static_cast<float>(a.size_or_value ? v : a.fvalue));
+        break;
+      case ArgType::kF64:
+        args.f64(a.size_or_value ? static_cast<double>(v) : a.fvalue);
+        break;
     }
   }
   if (st.is_ok()) st = backend_->synchronize(stream);

@@ -24,7 +24,8 @@ DeviceFingerprint h200() {
   return d;
 }
 
-CacheEntry entry(uint64_t group, const std::string& w, size_t choice, DeviceFingerprint d = h200()) {
+CacheEntry entry(uint64_t group, const std::string& w, size_t choice,
+                 DeviceFingerprint d = h200()) {
   CacheEntry e;
   e.group_hash = group;
   e.group_name = "matmul";
@@ -115,7 +116,8 @@ TEST(Cache, CorruptOrTruncatedFilesAreReportedAndIgnored) {
       {good.substr(0, good.size() / 2), ErrorCode::kParseError},  // truncated
       {"\x01\x02garbage", ErrorCode::kParseError},
       {"{\"format\": \"other\"}", ErrorCode::kCorrupt},
-      {"{\"format\": \"ksnap-tune-cache\", \"version\": 9, \"entries\": []}", ErrorCode::kParseError},
+      {"{\"format\": \"ksnap-tune-cache\", \"version\": 9, \"entries\": []}",
+       ErrorCode::kParseError},
       {"{\"format\": \"ksnap-tune-cache\", \"version\": 1,\n \"entries\": [{\"group\": \"zz\"}]}",
        ErrorCode::kCorrupt},
   };
@@ -129,10 +131,8 @@ TEST(Cache, CorruptOrTruncatedFilesAreReportedAndIgnored) {
     EXPECT_EQ(s.location().file, path);
     EXPECT_TRUE(c.entries().empty());
     EXPECT_FALSE(c.lookup(1, "w", h200(), hash_now).entry);
-    ASSERT_TRUE(c.store(entry(5, "w", 1)).is_ok());  // a corrupt file is replaced
-    TuningCache again(path);
-    EXPECT_TRUE(again.load().is_ok());
-    EXPECT_EQ(again.entries().size(), 1u);
+    // What a write does to these files: cache_files_test.cc (never overwritten,
+    // malformed entries kept).
   }
   auto bad = parse_cache(cases[4].first, "x.json");
   EXPECT_EQ(bad.status().location().line, 2u);

@@ -121,7 +121,7 @@ struct Variants {
   std::shared_ptr<CpuBackend> backend;
 };
 
-TEST(TuneHostile, GroupWithABadCacheFileRunsAndRepairsIt) {
+TEST(TuneHostile, GroupWithABadCacheFileRunsAndLeavesTheFileAlone) {
   const std::string path = "/tmp/ksnap_tune_hostile_" + std::to_string(::getpid()) + ".json";
   ASSERT_TRUE(write_file_atomic(path, "{\"format\": 1}").is_ok());
   Variants f({"a", "b"}, {300, 100});
@@ -135,9 +135,11 @@ TEST(TuneHostile, GroupWithABadCacheFileRunsAndRepairsIt) {
   for (int i = 0; i < 300 && !(*g)->decision({7}); ++i)
     ASSERT_TRUE((*g)->dispatch({7}, {}).is_ok());
   EXPECT_EQ((*g)->decision({7}), std::optional<size_t>(1));
-  TuningCache again(path);
-  EXPECT_TRUE(again.load().is_ok()) << "the decision replaced the corrupt file";
-  EXPECT_EQ(again.entries().size(), 1u);
+  // Not a cache this library can read: the decision is not written over it
+  // (a newer version's file, another program's JSON); reported, not fatal.
+  auto kept = read_text_file(path);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->view(), "{\"format\": 1}");
   std::remove(path.c_str());
   std::remove((path + ".lock").c_str());
 }

@@ -9,6 +9,7 @@
 #include "ksnap/ir/lexer.h"
 #include "ksnap/store/resolve.h"
 #include "ksnap/support/file.h"
+#include "ksnap/support/path_guard.h"
 
 namespace ksnap::cli {
 
@@ -41,13 +42,14 @@ build::Build one_file_build(const std::string& path, const std::string& kernel,
   return b;
 }
 
-Expected<std::pair<build::Build, build::Build>> two_files(const std::string& a, const std::string& b) {
+Expected<std::pair<build::Build, build::Build>> two_files(const std::string& a,
+                                                          const std::string& b) {
   std::string sa = stage_of(a), sb = stage_of(b);
   for (const auto& [path, stage] : {std::pair{a, sa}, std::pair{b, sb}})
     if (stage.empty())
-      return make_error(ErrorCode::kInvalidArgument,
-                        "cannot tell the IR kind of '" + path + "' from its name; IR files end in " +
-                            kIrExtensions);
+      return make_error(ErrorCode::kInvalidArgument, "cannot tell the IR kind of '" + path +
+                                                         "' from its name; IR files end in " +
+                                                         kIrExtensions);
   if (sa != sb)
     return make_error(ErrorCode::kInvalidArgument, "cannot compare a " + sa + " file ('" + a +
                                                        "') with a " + sb + " file ('" + b + "')");
@@ -61,19 +63,25 @@ Expected<std::pair<build::Build, build::Build>> two_files(const std::string& a, 
 Expected<build::Build> plain_folder(const std::string& dir) {
   std::map<std::string, build::Variant> by_stem;
   std::error_code ec;
+  // Confined like a capture: an IR file that is a link leading out of the
+  // folder, a FIFO or a device is an error naming it, never read.
+  PathGuard guard(dir);
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file(ec)) continue;
     std::string stage = stage_of(e.path());
-    if (stage.empty()) continue;
+    if (stage.empty() || e.is_directory(ec)) continue;
+    std::string name = e.path().filename().string();
+    auto path = guard.resolve(name, PathGuard::kFile);
+    if (!path) return path.status().with_file(e.path().string());
     build::Variant& v = by_stem[e.path().stem().string()];
     v.kernel = e.path().stem().string();
-    v.stages.push_back({stage, e.path().string(), nullptr});
+    v.stages.push_back({stage, std::move(*path), nullptr});
   }
   if (by_stem.empty())
     return make_error(ErrorCode::kNotFound,
                       "not a build: no manifest.json (a capture: `ksnap capture`), no Triton cache "
                       "folders (<hash>/<kernel>.json, e.g. ~/.triton/cache) and no IR files (" +
-                          std::string(kIrExtensions) + "); `ksnap diff` also takes two IR files or "
+                          std::string(kIrExtensions) +
+                          "); `ksnap diff` also takes two IR files or "
                           "two recorded commits",
                       {dir, 0, 0});
   build::Build b;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "input_limits.h"
 #include "ksnap/support/text.h"
 
 namespace ksnap::cli {
@@ -22,6 +23,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "ksnap " KSNAP_VERSION);
   ksnap::cli::Context ctx;
+  // Every input file is read under the run's limits (input_limits.h).
+  if (ksnap::Status s = ksnap::cli::apply_input_limits(); !s.is_ok())
+    return ksnap::cli::report_error(s);
   // Each family registers its subcommands; keep this list in ARCHITECTURE.md order.
   ksnap::cli::register_diff_commands(app, ctx);
   ksnap::cli::register_tune_commands(app, ctx);

@@ -45,16 +45,43 @@ SourceLocation location_from(std::string_view text, size_t from, SourceLocation 
                              size_t offset);
 
 struct ReadOptions {
-  /// Refuse files larger than this (bytes).
+  /// Refuse files larger than this (bytes); InputLimits::file_bytes applies too.
   uint64_t max_bytes = uint64_t{1} << 32;
   /// Refuse files containing a NUL byte (binary junk) with file:line.
   bool reject_binary = true;
 };
 
-/// Reads `path` entirely. Errors: kNotFound, kIoError, kParseError (binary).
+/// Process-wide limits on what read_text_file / read_binary_file read: one
+/// file, and all files of this process together (a run's input budget).
+/// The libraries default to no budget (the tuning library lives in host
+/// programs that read its cache for days); the ksnap CLI sets both
+/// (KSNAP_MAX_FILE_BYTES, KSNAP_MAX_INPUT_BYTES).
+struct InputLimits {
+  uint64_t file_bytes = UINT64_MAX;   ///< per file (the smaller of this and ReadOptions::max_bytes)
+  uint64_t total_bytes = UINT64_MAX;  ///< sum over every file read by this process
+  /// Named in the errors so a user knows what to raise ("" names none).
+  std::string file_setting, total_setting;
+};
+
+/// Replaces the limits (call before reading starts; not synchronized with
+/// readers on other threads).
+void set_input_limits(InputLimits limits);
+const InputLimits& input_limits();
+/// Bytes charged to the budget so far (thread-safe).
+uint64_t input_bytes_read();
+
+/// Reads `path` entirely. Only a regular file is read: it is opened without
+/// blocking (a FIFO cannot stall the caller), checked with fstat on the open
+/// descriptor (a FIFO, device or folder is refused), its size checked against
+/// the limits before any byte is read, and read with that bound (a file that
+/// grows while read is refused, never read on). Errors (naming `path`):
+/// kNotFound, kIoError, kInvalidArgument (not a regular file, over a limit),
+/// kParseError (binary).
 Expected<TextBuffer> read_text_file(const std::string& path, const ReadOptions& opts = {});
 
-/// Reads `path` as raw bytes (cubins, blobs). Errors: kNotFound, kIoError.
+/// Reads `path` as raw bytes (cubins, blobs) with read_text_file's checks
+/// and limits (ReadOptions::max_bytes of 16 GiB, no NUL check).
+/// Errors: kNotFound, kIoError, kInvalidArgument.
 Expected<std::string> read_binary_file(const std::string& path);
 
 /// Writes `data` to `path` atomically: a temporary file in the same folder,

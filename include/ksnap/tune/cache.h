@@ -14,12 +14,21 @@
 // geometry), workload label and every device field match, and its choice
 // still names the same variant binary. A mismatch makes that entry stale —
 // it is skipped and kept for the device it belongs to; the rest of the file
-// stays valid. A truncated or corrupt file is reported and treated as empty.
+// stays valid. An entry that cannot be read (malformed) is reported, not
+// used, and written back verbatim by every rewrite. A file that cannot be
+// read as a version-1 cache (truncated, not JSON, another format, a version
+// this library does not know — written by a newer ksnap) is reported and
+// treated as empty, and never overwritten: store() refuses with an error and
+// leaves it as it is.
 //
-// Writes take an exclusive flock on "<path>.lock", re-read the file, merge the
-// new entry (replacing the one with the same group, workload and device) and
-// replace the file atomically (write_file_atomic), so several processes
-// tuning at once lose nothing and never leave a torn file.
+// Writes resolve the path's symbolic links first (a link to a file not yet
+// created too), take an exclusive flock on "<target>.lock", re-read the
+// target, merge the new entry (replacing the one with the same group,
+// workload and device) and replace the target atomically (write_file_atomic:
+// a temporary file renamed in the target's folder). The link stays a link,
+// every name of one cache locks the same file, and several processes tuning
+// at once lose nothing and never leave a torn file. Nothing here throws or
+// aborts: errors are returned for the host program to report.
 #pragma once
 
 #include <functional>
@@ -56,9 +65,12 @@ class TuningCache {
   explicit TuningCache(std::string path) : path_(std::move(path)) {}
   const std::string& path() const { return path_; }
 
-  /// (Re)reads the file. A missing file is an empty cache (ok). A corrupt
-  /// file leaves the cache empty and returns the error (kParseError/kCorrupt
-  /// with file:line) for the caller to report.
+  /// (Re)reads the file. A missing file is an empty cache (ok). A file that
+  /// cannot be used leaves the cache empty and returns the error
+  /// (kParseError/kCorrupt with file:line, kInvalidArgument for a FIFO or a
+  /// device) for the caller to report. Malformed entries: the others are
+  /// used, malformed() counts them and the returned kCorrupt error locates
+  /// the first.
   Status load();
 
   /// The usable entry for (group, workload) on `device`, if any;
@@ -68,17 +80,41 @@ class TuningCache {
                      const std::function<uint64_t(size_t)>& choice_hash_now) const;
 
   /// Merges `e` into the file under the lock (see above) and into memory.
+  /// Errors (the file is left as it was): the file cannot be read as a
+  /// version-1 cache (kParseError/kCorrupt/kInvalidArgument, "not
+  /// overwritten"), the lock or the write failed (kIoError, kNotFound).
   Status store(const CacheEntry& e);
 
   const std::vector<CacheEntry>& entries() const { return entries_; }
+  /// Entries of the last load() or store() that could not be read.
+  size_t malformed() const { return malformed_; }
 
  private:
   std::string path_;
   std::vector<CacheEntry> entries_;
+  size_t malformed_ = 0;
 };
 
-/// Parses cache file text (exposed for tests and `ksnap tune cache`).
+/// A cache file as read: the entries that could be read, and the others
+/// kept as their exact JSON text so that a rewrite preserves them.
+struct CacheFile {
+  std::vector<CacheEntry> entries;
+  std::vector<std::string> kept;  ///< malformed entries, verbatim
+  std::vector<Status> problems;   ///< why, one per kept entry, located
+};
+
+/// Parses cache file text; a malformed entry is kept, not fatal. Errors
+/// for the whole file: kParseError (not JSON, unknown "version"), kCorrupt
+/// (not a ksnap tuning cache), located in `name`.
+Expected<CacheFile> read_cache(std::string_view text, const std::string& name);
+
+/// Parses cache file text, every entry required to be well formed (`ksnap
+/// tune cache`): read_cache's errors, and kCorrupt for the first malformed
+/// entry.
 Expected<std::vector<CacheEntry>> parse_cache(std::string_view text, const std::string& name);
-std::string serialize_cache(const std::vector<CacheEntry>& entries);
+
+/// The file text of `entries`, then the `kept` entries' text as it is.
+std::string serialize_cache(const std::vector<CacheEntry>& entries,
+                            const std::vector<std::string>& kept = {});
 
 }  // namespace ksnap::tune
