@@ -81,8 +81,8 @@ TEST_F(DeterminismTest, JsonRoundTripsAndMarksTheCapture) {
   auto b = build::load_build(dir_ + "/again");
   ASSERT_TRUE(b) << b.status().to_string();
   for (const auto& v : b->variants)
-    EXPECT_EQ(v.unstable_stages,
-              v.kernel == "attn_fwd" ? std::vector<std::string>({"llir", "ttgir"})
+    EXPECT_EQ(v.unstable_stages, v.kernel == "attn_fwd"
+                                     ? std::vector<std::string>({"llir", "ttgir"})
                                      : std::vector<std::string>())
         << v.id();
 }
@@ -136,8 +136,7 @@ TEST_F(DeterminismTest, DiffReportsUnstableChangesApart) {
         EXPECT_TRUE(g.unstable) << g.kernel << " " << g.stage;
       }
       seen_unstable |= g.unstable;
-      for (size_t vi : g.variants)
-        EXPECT_EQ(r->variants[vi].stage(g.stage)->unstable, g.unstable);
+      for (size_t vi : g.variants) EXPECT_EQ(r->variants[vi].stage(g.stage)->unstable, g.unstable);
     }
     EXPECT_EQ(seen_unstable, known);
   }
@@ -165,17 +164,31 @@ TEST_F(DeterminismTest, MergeOfRepeatsIsTheUnion) {
 TEST_F(DeterminismTest, EveryTruncationOrByteFlipFailsCleanly) {
   auto u = check_determinism(first_, again_);
   ASSERT_TRUE(u);
+  // The runs are named by where they were read (a temp folder holding the
+  // pid): fixed names keep the text, and so every cut below, the same on
+  // every run of the test.
+  ASSERT_EQ(u->runs.size(), 2u);
+  u->runs = {"runs/first", "runs/again"};
   const std::string text = build::unstable_json(*u);
-  size_t parsed = 0;
-  for (size_t n = 0; n < text.size(); n += 7) {
+  ASSERT_EQ(text.back(), '\n');
+  // Every prefix: one that drops only trailing white space is the whole
+  // document and reads; any shorter one is refused, located in "cut".
+  const size_t end = text.find_last_not_of(" \t\r\n") + 1;
+  size_t accepted = 0, refused = 0;
+  for (size_t n = 0; n <= text.size(); ++n) {
     auto r = build::parse_unstable(std::string_view(text).substr(0, n), "cut");
-    if (r) {
-      ++parsed;
+    if (n >= end) {
+      EXPECT_TRUE(r) << "cut at " << n << ": " << r.status().to_string();
+      ++accepted;
     } else {
-      EXPECT_EQ(r.status().location().file, "cut");
+      ASSERT_FALSE(r) << "a document cut at byte " << n << " of " << text.size() << " was accepted";
+      EXPECT_EQ(r.status().location().file, "cut") << n;
+      EXPECT_GE(r.status().location().line, 1u) << n;
+      ++refused;
     }
   }
-  EXPECT_EQ(parsed, 0u);  // a cut document is never accepted
+  EXPECT_EQ(accepted, text.size() - end + 1);
+  EXPECT_EQ(refused, end);
   for (size_t at = 0; at < text.size(); at += 5) {
     std::string flipped = text;
     flipped[at] = static_cast<char>(flipped[at] ^ 0x5a);
@@ -197,13 +210,15 @@ TEST(UnstableFileTest, ErrorsNameTheFileAndLine) {
     uint32_t line;
   } cases[] = {
       {"not json", "{\n \"format\": \"ksnap-unstable\",\n", "", 3},
-      {"other format", "{\n \"format\": \"ksnap-capture\", \"format_version\": 1,\n \"variants\": []}",
+      {"other format",
+       "{\n \"format\": \"ksnap-capture\", \"format_version\": 1,\n \"variants\": []}",
        "ksnap-unstable", 2},
       {"newer version",
        "{\"format\": \"ksnap-unstable\",\n \"format_version\": 7,\n \"variants\": []}",
        "format_version 7", 2},
       {"entry without kernel",
-       "{\"format\": \"ksnap-unstable\", \"format_version\": 1,\n \"variants\": [{\"stages\": []}]}",
+       "{\"format\": \"ksnap-unstable\", \"format_version\": 1,\n \"variants\": [{\"stages\": "
+       "[]}]}",
        "missing \"kernel\" in variants[0] (string)", 2},
       {"entry without stages",
        "{\"format\": \"ksnap-unstable\", \"format_version\": 1,\n \"variants\": [\n"
@@ -218,7 +233,8 @@ TEST(UnstableFileTest, ErrorsNameTheFileAndLine) {
        "  {\"kernel\": \"k\", \"stages\": [\n   {\"stage\": \"llir\", \"lines_added\": \"2\"}]}]}",
        "expected integer for \"lines_added\" in variants[0].stages[0], got string", 3},
       {"runs not strings",
-       "{\"format\": \"ksnap-unstable\", \"format_version\": 1,\n \"runs\": [\"a\", 7], \"variants\": []}",
+       "{\"format\": \"ksnap-unstable\", \"format_version\": 1,\n \"runs\": [\"a\", 7], "
+       "\"variants\": []}",
        "expected string for item 1 in runs, got number", 2},
       {"negative run",
        "{\"format\": \"ksnap-unstable\", \"format_version\": 1, \"variants\": [],\n"
