@@ -194,6 +194,7 @@ def plan(entries: list[dict], shard: tuple[int, int] = (1, 1),
         why = _why_not(e)
         if why:
             p.skipped.append({"kernel": e.get("kernel"), "key": e.get("key"),
+                              "qualname": e.get("qualname"),
                               "variant": _describe(e), "reason": why})
             continue
         cost = e.get("compile_s")

@@ -67,10 +67,10 @@ Status read_entry_files(const json::Node& e, size_t index, PathGuard& guard, Var
   // Triton names each folder by a hash: one plain name, never a path.
   const std::string& cd = v->cache_dir;
   if (!is_plain_name(cd))
-    return entry_error(e["cache_dir"], index,
-                       "\"cache_dir\" " + json::dump(json::text(cd)) +
-                           " is not one folder name under cache/",
-                       ErrorCode::kInvalidArgument);
+    return entry_error(
+        e["cache_dir"], index,
+        "\"cache_dir\" " + json::dump(json::text(cd)) + " is not one folder name under cache/",
+        ErrorCode::kInvalidArgument);
   const std::string vdir = "cache/" + cd;
   auto vpath = guard.resolve(vdir, PathGuard::kDirectory);
   if (!vpath) return path_error(e["cache_dir"], index, vpath.status());
@@ -131,16 +131,15 @@ Expected<Build> load_capture(const std::string& dir) {
     std::string format;
     KSNAP_RETURN_IF_ERROR(m["format"].read(&format, Need::kRequired));
     if (format != "ksnap-capture")
-      return m["format"].error("\"format\" is " + json::dump(json::text(format)) +
-                                   ", expected \"ksnap-capture\"",
-                               ErrorCode::kUnsupported);
+      return m["format"].error(
+          "\"format\" is " + json::dump(json::text(format)) + ", expected \"ksnap-capture\"",
+          ErrorCode::kUnsupported);
     KSNAP_RETURN_IF_ERROR(m["format_version"].read(&b.format_version, Need::kRequired));
     if (b.format_version < 1 || b.format_version > kCaptureFormatVersion)
-      return m["format_version"].error("capture format_version " +
-                                           std::to_string(b.format_version) +
-                                           " is newer than this ksnap reads (" +
-                                           std::to_string(kCaptureFormatVersion) + ")",
-                                       ErrorCode::kUnsupported);
+      return m["format_version"].error(
+          "capture format_version " + std::to_string(b.format_version) +
+              " is newer than this ksnap reads (" + std::to_string(kCaptureFormatVersion) + ")",
+          ErrorCode::kUnsupported);
   }
   std::string base = dir;
   size_t slash = base.find_last_not_of('/');
@@ -170,6 +169,14 @@ Expected<Build> load_capture(const std::string& dir) {
   if (unstable) {
     KSNAP_ASSIGN_OR_RETURN(UnstableReport u, read_unstable(*unstable));
     mark_unstable(u, UnstableMatch::kSameCapture, &b);
+  }
+  // What `ksnap recompile` into this capture failed to rebuild
+  // (recompile_report.cc): reported as not rebuilt, never as removed.
+  auto recompiled = guard.resolve("recompile.json", PathGuard::kFile);
+  if (!recompiled && recompiled.status().code() != ErrorCode::kNotFound)
+    return make_error(recompiled.status().code(), recompiled.status().message(), {dir, 0, 0});
+  if (recompiled) {
+    KSNAP_ASSIGN_OR_RETURN(b.not_rebuilt, read_recompile_report(*recompiled));
   }
   return b;
 }

@@ -92,8 +92,10 @@ void fill_ir_resources(const norm::Module* b, const norm::Module* h, StageDiff* 
   if (h)
     for (const auto& [k, v] : h->resources) {
       auto it = sd->resources.find(k);
-      if (it == sd->resources.end()) sd->resources[k] = {-1, v};
-      else it->second.second = v;
+      if (it == sd->resources.end())
+        sd->resources[k] = {-1, v};
+      else
+        it->second.second = v;
     }
 }
 
@@ -184,8 +186,7 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
   auto hbase = norm::normalized_hash(*bb, d, opts.normalize);
   auto hhead = norm::normalized_hash(*hb, d, opts.normalize);
   if (!hbase || !hhead) {
-    return input_failed(t, hbase.status(), hhead.status(), "not normalized, compared by bytes",
-                        sd);
+    return input_failed(t, hbase.status(), hhead.status(), "not normalized, compared by bytes", sd);
   }
   sd->base_hash = *hbase;
   sd->head_hash = *hhead;
@@ -215,8 +216,9 @@ void run_task_guarded(const Task& t, const DiffOptions& opts, StageDiff* sd) {
     fresh.stage = sd->stage;
     fresh.base_path = sd->base_path;
     fresh.head_path = sd->head_path;
-    fresh.status = !t.base ? ChangeStatus::kAdded : !t.head ? ChangeStatus::kRemoved
-                                                           : ChangeStatus::kChanged;
+    fresh.status = !t.base   ? ChangeStatus::kAdded
+                   : !t.head ? ChangeStatus::kRemoved
+                             : ChangeStatus::kChanged;
     fresh.fallback = std::string("not compared: ") + e.what();
     *sd = std::move(fresh);
   }
@@ -314,8 +316,7 @@ void build_groups(DiffResult* r) {
 /// the source that tells apart kernels sharing that name
 /// (build::kernel_labels). `variant_of` gives a variant defined in each
 /// source (its kind decides the spelling).
-void label_kernels(const std::map<std::string, const build::Variant*>& variant_of,
-                   DiffResult* r) {
+void label_kernels(const std::map<std::string, const build::Variant*>& variant_of, DiffResult* r) {
   std::vector<build::KernelSource> kernels;
   for (const VariantDiff& v : r->variants) {
     auto it = variant_of.find(v.source);
@@ -370,6 +371,22 @@ void add_binary(const build::Variant* b, const build::Variant* h, const std::str
   tasks->push_back(t);
 }
 
+/// The entry of `head.not_rebuilt` that names `base_variant` (a recompile
+/// of it that failed): same kernel and JIT key (the key spells the
+/// specialization, constexpr values and explicit options), and the same
+/// qualname where both record one. Null when none does.
+const build::NotRebuilt* not_rebuilt_match(const build::Build& head,
+                                           const build::Variant& base_variant) {
+  for (const build::NotRebuilt& n : head.not_rebuilt) {
+    if (n.kernel != base_variant.kernel || n.key.empty() || n.key != base_variant.key) continue;
+    if (!n.qualname.empty() && !base_variant.qualname.empty() &&
+        n.qualname != base_variant.qualname)
+      continue;
+    return &n;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& head,
@@ -420,6 +437,14 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
     v.pairing = p.kind;
     v.base_index = p.base;
     v.head_index = p.head;
+    if (p.kind == Pairing::kRemoved) {
+      if (const build::NotRebuilt* n = not_rebuilt_match(head, *b)) {
+        v.pairing = Pairing::kNotRebuilt;
+        v.not_rebuilt = n->phase + (n->reason.empty() ? "" : ": " + n->reason);
+        r.variants.push_back(std::move(v));  // nothing to compare
+        continue;
+      }
+    }
     if (b && h) v.option_changes = option_changes(*b, *h);
     for (const auto* side : {b, h}) {
       if (!side) continue;
@@ -475,7 +500,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       Status s = compare_binary(t, bd);
       tick();
       if (!s.is_ok()) {  // an artifact that cannot be read: stated, the run goes on
-        bd->status = !t.base ? ChangeStatus::kAdded
+        bd->status = !t.base   ? ChangeStatus::kAdded
                      : !t.head ? ChangeStatus::kRemoved
                                : ChangeStatus::kChanged;
         bd->fallback = s.to_string() + "; not compared";
@@ -497,10 +522,18 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
     for (const VariantDiff& v : r.variants)
       if (const StageDiff* sd = v.stage(st)) {
         switch (sd->status) {
-          case ChangeStatus::kUnchanged: ++s.unchanged; break;
-          case ChangeStatus::kChanged: ++(sd->unstable ? s.unstable : s.changed); break;
-          case ChangeStatus::kAdded: ++s.added; break;
-          case ChangeStatus::kRemoved: ++s.removed; break;
+          case ChangeStatus::kUnchanged:
+            ++s.unchanged;
+            break;
+          case ChangeStatus::kChanged:
+            ++(sd->unstable ? s.unstable : s.changed);
+            break;
+          case ChangeStatus::kAdded:
+            ++s.added;
+            break;
+          case ChangeStatus::kRemoved:
+            ++s.removed;
+            break;
         }
       }
     r.summary.push_back(s);

@@ -19,6 +19,7 @@ const char* pairing_name(Pairing p) {
     case Pairing::kInferred: return "inferred";
     case Pairing::kAdded: return "added";
     case Pairing::kRemoved: return "removed";
+    case Pairing::kNotRebuilt: return "not_rebuilt";
   }
   return "?";
 }

@@ -22,9 +22,12 @@ using report::Report;
 
 const char* kind_text(diff::LineKind k) {
   switch (k) {
-    case diff::LineKind::kContext: return " ";
-    case diff::LineKind::kAdded: return "+";
-    case diff::LineKind::kRemoved: return "-";
+    case diff::LineKind::kContext:
+      return " ";
+    case diff::LineKind::kAdded:
+      return "+";
+    case diff::LineKind::kRemoved:
+      return "-";
   }
   return " ";
 }
@@ -131,7 +134,8 @@ void group_json(JsonOut* o, const Report& rep, size_t gi, bool tokens) {
 /// (an unchanged stage is {"status":"unchanged", paths and hashes}).
 /// `path` relative to `root` when it lies under it ("cache/ab12/k.ttgir").
 std::string_view under(std::string_view path, const std::string& root) {
-  if (root.empty() || path.size() <= root.size() + 1 || path.substr(0, root.size()) != root) return path;
+  if (root.empty() || path.size() <= root.size() + 1 || path.substr(0, root.size()) != root)
+    return path;
   size_t at = root.size();
   if (root.back() != '/') {
     if (path[at] != '/') return path;
@@ -192,6 +196,7 @@ void variant_json(JsonOut* o, const Report& rep, size_t vi) {
     o->raw("}");
   }
   o->key("pairing").str(diff::pairing_name(v.pairing)).key("changed").boolean(v.changed());
+  if (v.pairing == diff::Pairing::kNotRebuilt) o->key("not_rebuilt").str(v.not_rebuilt);
   o->key("option_changes").raw("[");
   for (size_t i = 0; i < v.option_changes.size(); ++i) {
     const auto& c = v.option_changes[i];
@@ -256,12 +261,17 @@ void statistics_json(JsonOut* o, const Report& rep) {
 
 void totals_json(JsonOut* o, const report::Totals& t) {
   o->raw("{").key("variants", true).num(static_cast<int64_t>(t.variants));
-  const std::pair<const char*, size_t> rows[] = {
-      {"changed_variants", t.changed_variants}, {"added", t.added},
-      {"removed", t.removed},                   {"stages", t.stages},
-      {"changed_stages", t.changed_stages},     {"unstable_stages", t.unstable_stages},
-      {"kernels", t.kernels},                   {"kernels_changed", t.kernels_changed},
-      {"groups", t.groups},                     {"unstable_groups", t.unstable_groups}};
+  const std::pair<const char*, size_t> rows[] = {{"changed_variants", t.changed_variants},
+                                                 {"added", t.added},
+                                                 {"removed", t.removed},
+                                                 {"not_rebuilt", t.not_rebuilt},
+                                                 {"stages", t.stages},
+                                                 {"changed_stages", t.changed_stages},
+                                                 {"unstable_stages", t.unstable_stages},
+                                                 {"kernels", t.kernels},
+                                                 {"kernels_changed", t.kernels_changed},
+                                                 {"groups", t.groups},
+                                                 {"unstable_groups", t.unstable_groups}};
   for (const auto& [k, v] : rows) o->key(k).num(static_cast<int64_t>(v));
   o->raw("}");
 }
@@ -299,8 +309,22 @@ std::string write_json(const Report& rep, bool tokens) {
   JsonOut o;
   o.text.reserve(1 << 16);
   o.raw("{").key("schema", true).str("ksnap-diff").raw(",\n").key("schema_version", true).num(2);
-  o.raw(",\n").key("base", true).raw("{").key("name", true).str(r.base_name).key("root").str(r.base_root).raw("}");
-  o.raw(",\n").key("head", true).raw("{").key("name", true).str(r.head_name).key("root").str(r.head_root).raw("}");
+  o.raw(",\n")
+      .key("base", true)
+      .raw("{")
+      .key("name", true)
+      .str(r.base_name)
+      .key("root")
+      .str(r.base_root)
+      .raw("}");
+  o.raw(",\n")
+      .key("head", true)
+      .raw("{")
+      .key("name", true)
+      .str(r.head_name)
+      .key("root")
+      .str(r.head_root)
+      .raw("}");
   o.raw(",\n").key("order", true).str(report::order_name(rep.options.order));
   o.raw(",\n").key("names", true).str(rep.options.head_names ? "head" : "base");
   o.raw(",\n").key("changed", true).boolean(r.any_change());
@@ -335,13 +359,23 @@ std::string write_json(const Report& rep, bool tokens) {
     o.raw(i ? ",\n " : "\n ");
     figure_change(&o, rep, rep.figure_changes[i]);
   }
-  o.raw("],\n").key("figure_changes_total", true).num(static_cast<int64_t>(rep.figure_changes_total));
+  o.raw("],\n")
+      .key("figure_changes_total", true)
+      .num(static_cast<int64_t>(rep.figure_changes_total));
   o.raw(",\n").key("notes", true).raw("[");
   for (size_t i = 0; i < rep.notes.size(); ++i) {
-    o.raw(i ? ",\n " : "\n ").raw("{").key("kind", true).str(report::note_kind_name(rep.notes[i].kind));
+    o.raw(i ? ",\n " : "\n ")
+        .raw("{")
+        .key("kind", true)
+        .str(report::note_kind_name(rep.notes[i].kind));
     o.key("text").str(rep.notes[i].text).raw("}");
   }
-  o.raw("],\n").key("added", true).nums(rep.added).raw(",\n").key("removed", true).nums(rep.removed);
+  o.raw("],\n")
+      .key("added", true)
+      .nums(rep.added)
+      .raw(",\n")
+      .key("removed", true)
+      .nums(rep.removed);
   o.raw(",\n").key("kernels", true).raw("[");
   for (size_t i = 0; i < rep.kernels.size(); ++i) {
     const auto& k = rep.kernels[i];

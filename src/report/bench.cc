@@ -13,8 +13,13 @@ std::vector<perf::VariantInfo> variant_infos(const diff::DiffResult& r) {
     info.bench_script = v.benchmark_script;
     info.bench_points = v.benchmark_points;
     switch (v.pairing) {
-      case diff::Pairing::kAdded: info.ir_status = perf::IrStatus::kAdded; break;
-      case diff::Pairing::kRemoved: info.ir_status = perf::IrStatus::kRemoved; break;
+      case diff::Pairing::kAdded:
+        info.ir_status = perf::IrStatus::kAdded;
+        break;
+      case diff::Pairing::kRemoved:
+      case diff::Pairing::kNotRebuilt:  // no HEAD variant to attribute a timing to
+        info.ir_status = perf::IrStatus::kRemoved;
+        break;
       default:
         info.ir_status = v.changed() ? perf::IrStatus::kChanged : perf::IrStatus::kUnchanged;
     }

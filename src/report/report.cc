@@ -16,9 +16,12 @@ namespace ksnap::report {
 
 const char* order_name(Order o) {
   switch (o) {
-    case Order::kPipeline: return "pipeline";
-    case Order::kSize: return "size";
-    case Order::kKernel: return "kernel";
+    case Order::kPipeline:
+      return "pipeline";
+    case Order::kSize:
+      return "size";
+    case Order::kKernel:
+      return "kernel";
   }
   return "?";
 }
@@ -34,11 +37,16 @@ bool parse_order(std::string_view s, Order* out) {
 
 const char* note_kind_name(NoteKind k) {
   switch (k) {
-    case NoteKind::kWarning: return "warning";
-    case NoteKind::kFallback: return "fallback";
-    case NoteKind::kUnstable: return "unstable";
-    case NoteKind::kNames: return "names";
-    case NoteKind::kSource: return "source";
+    case NoteKind::kWarning:
+      return "warning";
+    case NoteKind::kFallback:
+      return "fallback";
+    case NoteKind::kUnstable:
+      return "unstable";
+    case NoteKind::kNames:
+      return "names";
+    case NoteKind::kSource:
+      return "source";
   }
   return "?";
 }
@@ -122,7 +130,8 @@ void kernel_labels(const diff::DiffResult& r, Report* rep) {
   }
   for (const auto& [name, shown] : labels) {
     if (shown.size() < 2) continue;
-    std::string text = std::to_string(shown.size()) + " kernels are named " + name + ", defined in different places; shown as ";
+    std::string text = std::to_string(shown.size()) + " kernels are named " + name +
+                       ", defined in different places; shown as ";
     size_t k = 0;
     for (const auto& l : shown) text += (k++ ? ", " : "") + l;
     rep->notes.push_back({NoteKind::kSource, text});
@@ -139,6 +148,7 @@ void count_totals(const diff::DiffResult& r, Report* rep) {
     bool real = false;
     if (v.pairing == diff::Pairing::kAdded) ++t.added, real = true;
     if (v.pairing == diff::Pairing::kRemoved) ++t.removed, real = true;
+    if (v.pairing == diff::Pairing::kNotRebuilt) ++t.not_rebuilt;
     for (const auto& s : v.stages) {
       ++t.stages;
       if (s.status == diff::ChangeStatus::kUnchanged) continue;
@@ -178,6 +188,9 @@ std::string headline_text(const Totals& t) {
            " removed)";
     s += "; " + plural(t.groups, "distinct change", "distinct changes") + ".";
   }
+  if (t.not_rebuilt)
+    s += " " + plural(t.not_rebuilt, "variant was", "variants were") +
+         " not rebuilt by HEAD's recompile, so not compared (see notes).";
   if (t.unstable_stages)
     s += " " + plural(t.unstable_stages, "kernel-stage is", "kernel-stages are") +
          " known unstable (compiler nondeterminism), not changes of this build.";
@@ -188,7 +201,8 @@ void collapse_option_changes(const diff::DiffResult& r, Report* rep) {
   std::map<std::tuple<std::string, std::string, std::string>, size_t> index;
   for (size_t vi = 0; vi < r.variants.size(); ++vi)
     for (const auto& c : r.variants[vi].option_changes) {
-      auto [it, fresh] = index.emplace(std::make_tuple(c.name, c.base, c.head), rep->option_changes.size());
+      auto [it, fresh] =
+          index.emplace(std::make_tuple(c.name, c.base, c.head), rep->option_changes.size());
       if (fresh) rep->option_changes.push_back({c.name, c.base, c.head, {}, {}});
       OptionChangeLine& line = rep->option_changes[it->second];
       line.variants.push_back(vi);
@@ -235,6 +249,21 @@ void rank_figures(const diff::DiffResult& r, Report* rep) {
 }
 
 void stage_notes(const diff::DiffResult& r, Report* rep) {
+  // A variant HEAD's recompile could not rebuild: its reason, never "removed".
+  size_t not_rebuilt = 0;
+  for (size_t vi = 0; vi < r.variants.size(); ++vi) {
+    const auto& v = r.variants[vi];
+    if (v.pairing != diff::Pairing::kNotRebuilt) continue;
+    if (not_rebuilt++ < rep->options.max_notes)
+      rep->notes.push_back(
+          {NoteKind::kWarning,
+           "not rebuilt by HEAD's recompile, not compared: " + rep->variant_kernels[vi] + " " +
+               rep->variant_labels[vi] + ": " + v.not_rebuilt});
+  }
+  if (not_rebuilt > rep->options.max_notes)
+    rep->notes.push_back(
+        {NoteKind::kWarning, "… and " + std::to_string(not_rebuilt - rep->options.max_notes) +
+                                 " more variants not rebuilt (recompile.json lists them all)"});
   size_t fallbacks = 0;
   for (size_t vi = 0; vi < r.variants.size(); ++vi)
     for (const auto& s : r.variants[vi].stages) {
@@ -245,9 +274,9 @@ void stage_notes(const diff::DiffResult& r, Report* rep) {
                                                        ": " + s.fallback});
     }
   if (fallbacks > rep->options.max_notes)
-    rep->notes.push_back({NoteKind::kFallback, "… and " +
-                                                   std::to_string(fallbacks - rep->options.max_notes) +
-                                                   " more kernel-stages without a structural diff"});
+    rep->notes.push_back(
+        {NoteKind::kFallback, "… and " + std::to_string(fallbacks - rep->options.max_notes) +
+                                  " more kernel-stages without a structural diff"});
   if (rep->totals.unstable_stages)
     rep->notes.push_back(
         {NoteKind::kUnstable,
@@ -257,7 +286,8 @@ void stage_notes(const diff::DiffResult& r, Report* rep) {
   bool renamed = false;
   for (const GroupView& g : rep->groups)
     for (const HunkView& hv : g.hunks)
-      for (size_t i = 0; i < hv.lines && !renamed; ++i) renamed = !hv.hunk->lines[i].head_text.empty();
+      for (size_t i = 0; i < hv.lines && !renamed; ++i)
+        renamed = !hv.hunk->lines[i].head_text.empty();
   if (renamed) {
     rep->notes.push_back(
         {NoteKind::kNames,
@@ -272,13 +302,20 @@ void stage_notes(const diff::DiffResult& r, Report* rep) {
 /// Most serious first: real regressions, then unexplained slowdowns, noise, ...
 int severity(perf::VerdictKind k) {
   switch (k) {
-    case perf::VerdictKind::kLikelyReal: return 0;
-    case perf::VerdictKind::kSlowerIrUnknown: return 1;
-    case perf::VerdictKind::kLikelyNoise: return 2;
-    case perf::VerdictKind::kFaster: return 3;
-    case perf::VerdictKind::kIrChangedNoPerfChange: return 4;
-    case perf::VerdictKind::kInsufficientData: return 5;
-    case perf::VerdictKind::kNoChange: return 6;
+    case perf::VerdictKind::kLikelyReal:
+      return 0;
+    case perf::VerdictKind::kSlowerIrUnknown:
+      return 1;
+    case perf::VerdictKind::kLikelyNoise:
+      return 2;
+    case perf::VerdictKind::kFaster:
+      return 3;
+    case perf::VerdictKind::kIrChangedNoPerfChange:
+      return 4;
+    case perf::VerdictKind::kInsufficientData:
+      return 5;
+    case perf::VerdictKind::kNoChange:
+      return 6;
   }
   return 7;
 }
@@ -303,7 +340,9 @@ Report build_report(const diff::DiffResult& r, const perf::VerdictReport* verdic
   rank_figures(r, &rep);
   for (size_t vi = 0; vi < r.variants.size(); ++vi) {
     auto p = r.variants[vi].pairing;
-    auto* list = p == diff::Pairing::kAdded ? &rep.added : p == diff::Pairing::kRemoved ? &rep.removed : nullptr;
+    auto* list = p == diff::Pairing::kAdded     ? &rep.added
+                 : p == diff::Pairing::kRemoved ? &rep.removed
+                                                : nullptr;
     if (list && list->size() < o.max_list_rows) list->push_back(vi);
   }
   stage_notes(r, &rep);

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ksnap/support/file.h"
@@ -119,6 +120,18 @@ struct Variant {
 
 enum class BuildKind : uint8_t { kCapture, kTritonCache, kMemory };
 
+/// A variant that `ksnap recompile` was asked to rebuild into this build and
+/// could not (a compile error, a timeout, a refused source): read from the
+/// capture's `recompile.json` (docs/recompile.md). It has no stage files, so
+/// the diff reports it as not rebuilt, never as removed.
+struct NotRebuilt {
+  std::string kernel;
+  std::string qualname;  ///< module.function when recorded.
+  std::string key;       ///< Triton's JIT key: with kernel and qualname, the identity matched.
+  std::string phase;     ///< "compile", "timeout", "source", ... ("skipped" for skipped variants).
+  std::string reason;    ///< The last line of the error, or why it was skipped.
+};
+
 struct Build {
   std::string root;  ///< Path it was loaded from.
   std::string name;  ///< `build` field of the manifest, else the folder name.
@@ -127,7 +140,16 @@ struct Build {
   std::string triton_version;
   std::string arch;
   std::vector<Variant> variants;
+  /// Variants a recompile into this capture failed or skipped (recompile.json).
+  std::vector<NotRebuilt> not_rebuilt;
 };
+
+/// Reads a capture's `recompile.json` (written by `ksnap recompile`): its
+/// failed and skipped variants. Errors are located in `path`.
+Expected<std::vector<NotRebuilt>> read_recompile_report(const std::string& path);
+/// The same for a report's text; errors are located in `name`.
+Expected<std::vector<NotRebuilt>> parse_recompile_report(std::string_view text,
+                                                         const std::string& name);
 
 /// The source of `v` as a path of names, for comparing where two kernels
 /// are defined across builds: module components without the kernel name

@@ -28,8 +28,12 @@ enum class Pairing : uint8_t {
   kInferred,       ///< Bare cache: matched by metadata, then by IR similarity.
   kAdded,          ///< Only in HEAD.
   kRemoved,        ///< Only in BASE.
+  /// Only in BASE, and HEAD is a recompile that failed to rebuild it
+  /// (build::NotRebuilt): not compared, never counted as removed.
+  kNotRebuilt,
 };
-const char* pairing_name(Pairing p);  ///< "exact", "options_differ", "inferred", "added", "removed"
+/// "exact", "options_differ", "inferred", "added", "removed", "not_rebuilt"
+const char* pairing_name(Pairing p);
 
 /// A byte range [begin, end) of a DiffLine's text that differs from its counterpart.
 struct Span {
@@ -141,6 +145,9 @@ struct VariantDiff {
   int32_t base_index = -1, head_index = -1;
   /// Compile options that differ (explicit and recorded), e.g. enable_fp_fusion true -> false.
   std::vector<OptionChange> option_changes;
+  /// With Pairing::kNotRebuilt: why HEAD's recompile did not rebuild it
+  /// ("compile: CompilationError: ...", "timeout: ..."), from recompile.json.
+  std::string not_rebuilt;
   /// Figures of the loaded binary (n_regs, n_spills, shared, ...).
   std::map<std::string, FigurePair> resources;
   std::vector<StageDiff> stages;

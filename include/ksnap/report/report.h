@@ -65,6 +65,9 @@ struct ReportOptions {
 /// apart and are not changes.
 struct Totals {
   size_t variants = 0, changed_variants = 0, added = 0, removed = 0;
+  /// BASE variants HEAD's recompile failed to rebuild (diff::Pairing::kNotRebuilt):
+  /// not compared, not counted as changed.
+  size_t not_rebuilt = 0;
   size_t stages = 0, changed_stages = 0, unstable_stages = 0;
   size_t kernels = 0, kernels_changed = 0;
   size_t groups = 0, unstable_groups = 0;
