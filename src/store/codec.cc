@@ -91,8 +91,8 @@ Expected<std::string> decompress(std::string_view frame, int64_t stored_size,
   const size_t frame_bytes = ZSTD_findFrameCompressedSize(frame.data(), frame.size());
   if (ZSTD_isError(frame_bytes)) return corrupt(what, "not a whole zstd frame");
   if (frame_bytes != frame.size())
-    return corrupt(what, std::to_string(frame.size() - frame_bytes) +
-                             " bytes after the zstd frame");
+    return corrupt(what,
+                   std::to_string(frame.size() - frame_bytes) + " bytes after the zstd frame");
   const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
   if (declared == ZSTD_CONTENTSIZE_ERROR) return corrupt(what, "not a zstd frame");
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != expected)
@@ -113,16 +113,15 @@ Expected<std::string> decompress(std::string_view frame, int64_t stored_size,
   try {
     out.resize(static_cast<size_t>(expected));
   } catch (const std::exception&) {  // bad_alloc, length_error
-    return make_error(ErrorCode::kInternal, what + ": out of memory for " +
-                                                std::to_string(expected) + " bytes");
+    return make_error(ErrorCode::kInternal,
+                      what + ": out of memory for " + std::to_string(expected) + " bytes");
   }
   KSNAP_RETURN_IF_ERROR(stream_into(frame, &out, what));
   return out;
 }
 
 Expected<std::string> decode_blob(const std::string& id, const std::string& raw_hash,
-                                  int64_t raw_size, std::string_view frame,
-                                  DecodeBudget* budget) {
+                                  int64_t raw_size, std::string_view frame, DecodeBudget* budget) {
   const std::string what = "blob " + id;
   KSNAP_ASSIGN_OR_RETURN(std::string text, decompress(frame, raw_size, what, budget));
   if (hash128_hex(text) != raw_hash)

@@ -131,7 +131,8 @@ Status ensure_schema(Db& db, bool create) {
     if (!up.is_ok())
       return make_error(up.code(),
                         "history store schema version 1 must be upgraded to 2 (the table of "
-                        "unstable variant-stages), which failed: " + up.message(),
+                        "unstable variant-stages), which failed: " +
+                            up.message(),
                         {db.path(), 0, 0});
     KSNAP_ASSIGN_OR_RETURN(v, schema_version(db));
   }
@@ -140,9 +141,10 @@ Status ensure_schema(Db& db, bool create) {
   if (v == "1" && db.read_only()) return Status::ok();
   if (v != std::to_string(kSchemaVersion))
     return make_error(ErrorCode::kUnsupported,
-                      "history store schema version " + v + "; this ksnap reads and writes "
-                          "version " + std::to_string(kSchemaVersion) +
-                          "; the file was not changed",
+                      "history store schema version " + v +
+                          "; this ksnap reads and writes "
+                          "version " +
+                          std::to_string(kSchemaVersion) + "; the file was not changed",
                       {db.path(), 0, 0});
   return Status::ok();
 }

@@ -231,7 +231,8 @@ namespace {
 /// The text of blob `id`, decompressed within `budget` (when given) and
 /// checked against its content hash. Errors name the blob and the store.
 Expected<std::string> read_blob(Db& db, const std::string& id, DecodeBudget* budget) {
-  KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("SELECT raw_hash, raw_size, data FROM blobs WHERE id = ?"));
+  KSNAP_ASSIGN_OR_RETURN(Stmt q,
+                         db.prepare("SELECT raw_hash, raw_size, data FROM blobs WHERE id = ?"));
   q.bind(1, id);
   KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
   if (!row) return make_error(ErrorCode::kCorrupt, "blob " + id + " is missing", {db.path(), 0, 0});
@@ -298,8 +299,7 @@ Expected<build::Build> Store::load(const std::string& sha, const LoadOptions& o)
         if (!raw)  // located: the commit, the variant and stage, the blob, the store
           return make_error(raw.status().code(),
                             "commit " + sha.substr(0, 12) + ", " + v.kernel + " (variant " +
-                                sv.record_id + ") stage " + s.stage + ": " +
-                                raw.status().message(),
+                                sv.record_id + ") stage " + s.stage + ": " + raw.status().message(),
                             raw.status().location());
         text = std::make_shared<const std::string>(std::move(*raw));
       }
