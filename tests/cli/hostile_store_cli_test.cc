@@ -17,21 +17,18 @@
 //     it to WAL), an empty file and a missing one are exit 2, unchanged.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli_util.h"
-#include "store/zstd_frames.h"
+#include "store/hostile_util.h"
 
 namespace fs = std::filesystem;
 
@@ -41,17 +38,14 @@ using ksnap::cli_test::CmdResult;
 using ksnap::cli_test::run;
 using ksnap::cli_test::TempDir;
 namespace frames = ksnap::store::testing;
+using frames::file_state;
+using frames::FileState;
+using frames::run_sql;
+using frames::slurp;
 
 const std::string kA(40, 'a'), kB(40, 'b');
 
 std::string example(const std::string& b) { return std::string(KSNAP_EXAMPLE_DIR) + "/" + b; }
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 struct Measured {
   int rc = -1;
@@ -91,44 +85,6 @@ Measured run_measured(const std::vector<std::string>& args, const std::string& d
   return finish(spawn(args, dir, "m"), dir, "m");
 }
 
-/// Runs `sql` on the store file behind ksnap's back; `frame` (when given)
-/// is bound to its one parameter as a BLOB. Returns the first column of the
-/// first row, if any.
-std::string sql(const std::string& path, const std::string& statement,
-                const std::string* frame = nullptr) {
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, statement.c_str(), -1, &st, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  if (frame)
-    sqlite3_bind_blob(st, 1, frame->data(), static_cast<int>(frame->size()), SQLITE_TRANSIENT);
-  std::string first;
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) {
-    const unsigned char* t = sqlite3_column_text(st, 0);
-    first = t ? reinterpret_cast<const char*>(t) : "";
-  }
-  while (rc == SQLITE_ROW) rc = sqlite3_step(st);
-  EXPECT_EQ(rc, SQLITE_DONE) << sqlite3_errmsg(db);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return first;
-}
-
-/// Bytes and modification time: what "the file is untouched" means.
-struct FileState {
-  bool exists = false;
-  std::string bytes;
-  int64_t mtime_ns = 0;
-  bool operator==(const FileState&) const = default;
-};
-FileState file_state(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return {};
-  return {true, slurp(path), int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec};
-}
-
 /// The blobs of commit `sha`'s stage `stage`.
 constexpr const char* kBlobsOf =
     "SELECT vb.blob FROM commits c JOIN tree_variants tv ON tv.tree = c.tree "
@@ -159,10 +115,12 @@ class HostileStoreCli : public ::testing::Test {
 // Item 5.
 TEST_F(HostileStoreCli, DamagedBlobsAreLocatedErrorsInEveryCommand) {
   // A TTGIR blob of commit B that commit A lacks: diff, show and log read it.
-  const std::string id = sql(db_, std::string(kBlobsOf) + "'" + kB + "' AND vb.stage = 'ttgir' " +
-                                      "AND vb.blob NOT IN (" + kBlobsOf + "'" + kA + "')");
+  const std::string id =
+      run_sql(db_, std::string(kBlobsOf) + "'" + kB + "' AND vb.stage = 'ttgir' " +
+                       "AND vb.blob NOT IN (" + kBlobsOf + "'" + kA + "')");
   ASSERT_FALSE(id.empty());
-  const int64_t size = std::stoll(sql(db_, "SELECT raw_size FROM blobs WHERE id = '" + id + "'"));
+  const int64_t size =
+      std::stoll(run_sql(db_, "SELECT raw_size FROM blobs WHERE id = '" + id + "'"));
   const std::string small = frames::frame_without_size("tt.func @k() {\n}\n");
   struct Case {
     const char* name;
@@ -186,10 +144,10 @@ TEST_F(HostileStoreCli, DamagedBlobsAreLocatedErrorsInEveryCommand) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const std::string p = copy("damaged");
-    sql(p,
-        "UPDATE blobs SET raw_size = " + std::to_string(c.raw_size) + ", data = ? WHERE id = '" +
-            id + "'",
-        &c.frame);
+    run_sql(p,
+            "UPDATE blobs SET raw_size = " + std::to_string(c.raw_size) +
+                ", data = ? WHERE id = '" + id + "'",
+            &c.frame);
     Measured d = run_measured({"diff", "--store", p, "aaaa", "bbbb", "--no-pager"}, tmp_.path);
     EXPECT_EQ(d.rc, 2) << d.err;
     EXPECT_NE(d.err.find(p + ": "), std::string::npos) << d.err;
@@ -261,8 +219,8 @@ TEST_F(HostileStoreCli, ReadOnlyCommandsLeaveTheStoreByteIdentical) {
       {"newer schema, rollback journal",
        [&] {
          std::string p = copy("newer");
-         sql(p, "PRAGMA journal_mode=DELETE");
-         sql(p, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+         run_sql(p, "PRAGMA journal_mode=DELETE");
+         run_sql(p, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
          return p;
        },
        2, "history store schema version 3; this ksnap reads and writes version 2", true},

@@ -4,7 +4,7 @@
 #include <sys/resource.h>
 
 #include "ksnap/support/hash.h"
-#include "store/zstd_frames.h"
+#include "store/hostile_util.h"
 
 namespace ksnap::store {
 namespace {

@@ -9,15 +9,12 @@
 //     WAL), not a version-1 store.
 // The CLI side is tests/cli/hostile_store_cli_test.cc.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
-#include <sys/stat.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "ksnap/build/build.h"
@@ -25,8 +22,8 @@
 #include "ksnap/store/store.h"
 #include "ksnap/support/hash.h"
 #include "store/codec.h"
+#include "store/hostile_util.h"
 #include "store/test_util.h"
-#include "store/zstd_frames.h"
 
 namespace fs = std::filesystem;
 
@@ -38,41 +35,9 @@ using testing::ScratchDir;
 
 const std::string kShaA(40, 'a'), kShaB(40, 'b');
 
-/// Runs `sql` on the file behind ksnap's back; `frame`, when given, is bound
-/// to the one parameter as a BLOB.
-void tamper(const std::string& path, const std::string& sql, const std::string* frame = nullptr) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  if (frame)
-    sqlite3_bind_blob(st, 1, frame->data(), static_cast<int>(frame->size()), SQLITE_TRANSIENT);
-  int rc = SQLITE_ROW;
-  while (rc == SQLITE_ROW) rc = sqlite3_step(st);  // PRAGMA answers with a row
-  EXPECT_EQ(rc, SQLITE_DONE) << sqlite3_errmsg(db);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-/// Bytes and modification time of a file: what "untouched" means.
-struct FileState {
-  std::string bytes;
-  int64_t mtime_ns = -1;
-  bool exists = false;
-  bool operator==(const FileState&) const = default;
-};
-FileState file_state(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return {};
-  return {slurp(path), int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec, true};
-}
+using testing::file_state;
+using testing::FileState;
+using testing::run_sql;
 
 class HostileStoreTest : public ::testing::Test {
  protected:
@@ -87,12 +52,8 @@ class HostileStoreTest : public ::testing::Test {
     path_ = dir_.file("h.db");
     auto s = Store::open(path_, true);
     ASSERT_TRUE(s) << s.status().to_string();
-    RecordOptions r;
-    r.sha = kShaA;
-    ASSERT_TRUE(s->record(base_, r));
-    r.sha = kShaB;
-    r.parents = {kShaA};
-    ASSERT_TRUE(s->record(other_, r));
+    ASSERT_TRUE(s->record(base_, testing::commit(kShaA)));
+    ASSERT_TRUE(s->record(other_, testing::commit(kShaB, {kShaA})));
   }
   /// A blob of commit B that commit A does not have (no_licm changed it).
   std::string changed_blob() {
@@ -144,10 +105,10 @@ TEST_F(HostileStoreTest, ADamagedBlobIsALocatedErrorOnEveryReadPath) {
     ScratchDir copy;
     const std::string path = copy.file("h.db");
     fs::copy_file(path_, path);
-    tamper(path,
-           "UPDATE blobs SET raw_size = " + std::to_string(c.raw_size) + ", data = ? WHERE id = '" +
-               id + "'",
-           &c.frame);
+    run_sql(path,
+            "UPDATE blobs SET raw_size = " + std::to_string(c.raw_size) +
+                ", data = ? WHERE id = '" + id + "'",
+            &c.frame);
     auto s = Store::open_read_only(path);
     ASSERT_TRUE(s) << s.status().to_string();
     // load: the commit, the kernel and stage, the blob, the store file.
@@ -179,7 +140,7 @@ TEST_F(HostileStoreTest, ADamagedVariantRecordNamesTheCommitAndRecord) {
     ScratchDir copy;
     const std::string path = copy.file("h.db");
     fs::copy_file(path_, path);
-    tamper(path, std::string("UPDATE variants SET size = ") + size + ", data = ?", &frame);
+    run_sql(path, std::string("UPDATE variants SET size = ") + size + ", data = ?", &frame);
     auto s = Store::open_read_only(path);
     ASSERT_TRUE(s);
     auto v = s->variants(kShaB);
@@ -294,8 +255,8 @@ TEST(ReadOnlyStoreTest, ReadersNeverWriteAndNewerSchemasAreRefusedUnchanged) {
       {"newer schema, rollback journal",
        [&](const std::string& p) {
          fs::copy_file(normal, p);
-         tamper(p, "PRAGMA journal_mode=DELETE");
-         tamper(p, "UPDATE meta SET value='3' WHERE key='schema_version'");
+         run_sql(p, "PRAGMA journal_mode=DELETE");
+         run_sql(p, "UPDATE meta SET value='3' WHERE key='schema_version'");
        },
        ErrorCode::kUnsupported, ErrorCode::kUnsupported, "schema version 3"},
       {"empty file", [](const std::string& p) { std::ofstream(p).flush(); }, ErrorCode::kNotFound,
@@ -303,8 +264,8 @@ TEST(ReadOnlyStoreTest, ReadersNeverWriteAndNewerSchemasAreRefusedUnchanged) {
       {"version 1",
        [&](const std::string& p) {
          fs::copy_file(normal, p);
-         tamper(p, "DROP TABLE unstable");
-         tamper(p, "UPDATE meta SET value='1' WHERE key='schema_version'");
+         run_sql(p, "DROP TABLE unstable");
+         run_sql(p, "UPDATE meta SET value='1' WHERE key='schema_version'");
        },
        ErrorCode::kOk, ErrorCode::kOk, ""},
   };
