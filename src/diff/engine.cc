@@ -22,6 +22,7 @@
 #include "ksnap/diff/statistics.h"
 #include "ksnap/diff/structural.h"
 #include "ksnap/support/file.h"
+#include "ksnap/support/guarded.h"
 #include "ksnap/support/hash.h"
 
 namespace ksnap::diff {
@@ -497,7 +498,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
         continue;
       }
       StageDiff* bd = &vd.binaries[t.stage_slot];
-      Status s = compare_binary(t, bd);
+      Status s = guarded([&] { return compare_binary(t, bd); }, "comparing " + bd->stage);
       tick();
       if (!s.is_ok()) {  // an artifact that cannot be read: stated, the run goes on
         bd->status = !t.base   ? ChangeStatus::kAdded
@@ -544,9 +545,12 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
 Expected<DiffResult> diff_paths(const std::string& base, const std::string& head,
                                 const DiffOptions& opts) {
   // The two manifests (and every variant's metadata) load concurrently.
+  auto load = [](const std::string& path) {
+    return guarded([&] { return build::load_build(path); }, "loading '" + path + "'");
+  };
   Expected<build::Build> b = Status();
-  std::thread loader([&] { b = build::load_build(base); });
-  Expected<build::Build> h = build::load_build(head);
+  std::thread loader([&] { b = load(base); });  // no exception may leave a thread
+  Expected<build::Build> h = load(head);
   loader.join();
   if (!b) return b.status();
   if (!h) return h.status();

@@ -64,18 +64,19 @@ Expected<std::optional<std::string>> lookup_raw(Db& db, const std::string& raw_h
   return std::optional<std::string>(q.text(0));
 }
 
-}  // namespace
-
-Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& o) {
-  if (o.sha.empty()) return make_error(ErrorCode::kInvalidArgument, "record needs a commit id");
-  Db& db = impl_->db;
+/// What a record writes, decided against the store as it was when planned.
+struct Plan {
   RecordStats st;
-
-  // 1. Outside any write lock: read, hash, normalize and compress what is new.
   std::map<std::string, NewBlob> new_blobs;          // blob id -> blob
   std::map<std::string, std::string> new_raw_index;  // raw hash -> blob id
   std::map<std::string, NewVariant> new_variants;    // record id -> record
   std::vector<std::string> variant_ids;
+};
+
+/// Reads, hashes, normalizes and compresses what the store lacks.
+Expected<Plan> make_plan(Db& db, const build::Build& b, const RecordOptions& o) {
+  Plan p;
+  RecordStats& st = p.st;
   for (const build::Variant& v : b.variants) {
     std::vector<StoredStage> stages;
     for (const build::StageFile& f : v.stages) {
@@ -84,8 +85,8 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
       st.input_bytes += text.size();
       std::string raw_hash = hash128_hex(text.view());
       std::string id;
-      auto seen = new_raw_index.find(raw_hash);
-      if (seen != new_raw_index.end()) {
+      auto seen = p.new_raw_index.find(raw_hash);
+      if (seen != p.new_raw_index.end()) {
         id = seen->second;
       } else {
         KSNAP_ASSIGN_OR_RETURN(std::optional<std::string> known, lookup_raw(db, raw_hash));
@@ -95,42 +96,80 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
           std::string warning;
           id = blob_id_for(f.stage, text, &warning);
           if (!warning.empty()) st.warnings.push_back(warning);
-          new_raw_index[raw_hash] = id;
+          p.new_raw_index[raw_hash] = id;
         }
       }
-      if (!new_blobs.count(id)) {
+      if (!p.new_blobs.count(id)) {
         KSNAP_ASSIGN_OR_RETURN(bool have, exists(db, "SELECT 1 FROM blobs WHERE id=?", id));
         if (!have) {
           NewBlob nb{raw_hash, static_cast<int64_t>(text.size()), compress(text.view(), o.level)};
           st.new_raw_bytes += text.size();
           st.new_blob_bytes += nb.data.size();
-          new_blobs.emplace(id, std::move(nb));
+          p.new_blobs.emplace(id, std::move(nb));
         }
       }
       stages.push_back(StoredStage{f.stage, id, capture_path(b, v, f)});
     }
     std::string json_text = encode_variant(v, stages);
     std::string rid = content_id(json_text);
-    variant_ids.push_back(rid);
-    if (!new_variants.count(rid)) {
+    p.variant_ids.push_back(rid);
+    if (!p.new_variants.count(rid)) {
       KSNAP_ASSIGN_OR_RETURN(bool have, exists(db, "SELECT 1 FROM variants WHERE id=?", rid));
       if (!have)
-        new_variants.emplace(rid, NewVariant{v.kernel, static_cast<int64_t>(json_text.size()),
-                                             compress(json_text, o.level), std::move(stages)});
+        p.new_variants.emplace(rid, NewVariant{v.kernel, static_cast<int64_t>(json_text.size()),
+                                               compress(json_text, o.level), std::move(stages)});
     }
   }
   st.variants = b.variants.size();
-  st.new_blobs = new_blobs.size();
+  st.new_blobs = p.new_blobs.size();
   st.reused_blobs = st.stages - st.new_blobs;
-  st.new_variants = new_variants.size();
+  st.new_variants = p.new_variants.size();
+  return p;
+}
+
+/// True when everything `p` reuses is still stored: the variant records of
+/// the tree that it does not write, and the blobs its new records name that
+/// it does not write. (`store gc` may have deleted them since the plan, when
+/// nothing referenced them.) Run inside the write transaction.
+Expected<bool> plan_still_holds(Db& db, const Plan& p) {
+  for (const std::string& rid : p.variant_ids) {
+    if (p.new_variants.count(rid)) continue;
+    KSNAP_ASSIGN_OR_RETURN(bool have, exists(db, "SELECT 1 FROM variants WHERE id=?", rid));
+    if (!have) return false;
+  }
+  for (const auto& [rid, nv] : p.new_variants)
+    for (const StoredStage& s : nv.stages) {
+      if (p.new_blobs.count(s.blob)) continue;
+      KSNAP_ASSIGN_OR_RETURN(bool have, exists(db, "SELECT 1 FROM blobs WHERE id=?", s.blob));
+      if (!have) return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& o) {
+  if (o.sha.empty()) return make_error(ErrorCode::kInvalidArgument, "record needs a commit id");
+  Db& db = impl_->db;
+
+  // 1. Outside any write lock: read, hash, normalize and compress what is new.
+  KSNAP_ASSIGN_OR_RETURN(Plan plan, make_plan(db, b, o));
   const std::string tree_id =
-      content_id(tree_text(b.name, b.triton_version, b.arch, b.format_version, variant_ids));
+      content_id(tree_text(b.name, b.triton_version, b.arch, b.format_version, plan.variant_ids));
   // Nondeterminism the capture found (unstable.json): remembered for all commits.
   const std::vector<UnstableRow> unstable = unstable_rows(b);
-  st.unstable = unstable.size();
 
   // 2. One write transaction: everything of this commit or nothing.
   KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, true));
+  // `store gc` may have deleted what the plan found stored and reuses (it
+  // was unreferenced then): plan again, now under the write lock, which keeps
+  // gc out until this commit references it. Rare; the check is a few lookups.
+  KSNAP_ASSIGN_OR_RETURN(bool holds, plan_still_holds(db, plan));
+  if (!holds) {
+    KSNAP_ASSIGN_OR_RETURN(plan, make_plan(db, b, o));
+  }
+  RecordStats& st = plan.st;
+  st.unstable = unstable.size();
   KSNAP_ASSIGN_OR_RETURN(Stmt old, db.prepare("SELECT tree FROM commits WHERE sha=?"));
   old.bind(1, o.sha);
   KSNAP_ASSIGN_OR_RETURN(bool had, old.step());
@@ -162,18 +201,18 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
     KSNAP_ASSIGN_OR_RETURN(Stmt q,
                            db.prepare("INSERT OR IGNORE INTO blobs(id, raw_hash, raw_size, data) "
                                       "VALUES(?, ?, ?, ?)"));
-    for (const auto& [id, nb] : new_blobs)
+    for (const auto& [id, nb] : plan.new_blobs)
       KSNAP_RETURN_IF_ERROR(q.run_with(id, nb.raw_hash, nb.raw_size, Blob{nb.data}));
   }
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT OR IGNORE INTO raw_index VALUES(?, ?)"));
-    for (const auto& [raw, id] : new_raw_index) KSNAP_RETURN_IF_ERROR(q.run_with(raw, id));
+    for (const auto& [raw, id] : plan.new_raw_index) KSNAP_RETURN_IF_ERROR(q.run_with(raw, id));
   }
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT OR IGNORE INTO variants VALUES(?, ?, ?, ?)"));
     KSNAP_ASSIGN_OR_RETURN(Stmt vb,
                            db.prepare("INSERT OR IGNORE INTO variant_blobs VALUES(?, ?, ?)"));
-    for (const auto& [rid, nv] : new_variants) {
+    for (const auto& [rid, nv] : plan.new_variants) {
       KSNAP_RETURN_IF_ERROR(q.run_with(rid, nv.kernel, nv.size, Blob{nv.data}));
       for (const StoredStage& s : nv.stages)
         KSNAP_RETURN_IF_ERROR(vb.run_with(rid, s.stage, s.blob));
@@ -186,8 +225,8 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
     KSNAP_RETURN_IF_ERROR(q.run_with(tree_id, b.name, b.triton_version, b.arch,
                                      static_cast<int64_t>(b.format_version)));
     KSNAP_ASSIGN_OR_RETURN(Stmt tv, db.prepare("INSERT INTO tree_variants VALUES(?, ?, ?)"));
-    for (size_t i = 0; i < variant_ids.size(); ++i)
-      KSNAP_RETURN_IF_ERROR(tv.run_with(tree_id, static_cast<int64_t>(i), variant_ids[i]));
+    for (size_t i = 0; i < plan.variant_ids.size(); ++i)
+      KSNAP_RETURN_IF_ERROR(tv.run_with(tree_id, static_cast<int64_t>(i), plan.variant_ids[i]));
   }
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q,

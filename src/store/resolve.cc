@@ -32,7 +32,7 @@ Expected<std::string> lookup(Store& s, const std::string& arg, const std::string
 
 Expected<std::string> resolve_commit(const std::string& arg, const std::string& store_path,
                                      const std::string& repo) {
-  auto s = Store::open(store_path);
+  auto s = Store::open_read_only(store_path);
   if (!s)
     return make_error(s.status().code(),
                       "'" + arg +
@@ -47,7 +47,7 @@ Expected<build::Build> resolve_build(const std::string& arg, const std::string& 
                                      const std::string& repo) {
   if (is_directory(arg) || is_regular_file(arg)) return build::load_build(arg);
   KSNAP_ASSIGN_OR_RETURN(std::string sha, resolve_commit(arg, store_path, repo));
-  KSNAP_ASSIGN_OR_RETURN(Store s, Store::open(store_path));
+  KSNAP_ASSIGN_OR_RETURN(Store s, Store::open_read_only(store_path));
   return s.load(sha);
 }
 

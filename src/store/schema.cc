@@ -3,6 +3,7 @@
 //   parents: commit -> parent ids, raw_index: raw text hash -> blob id,
 //   unstable: variant-stages known to compile nondeterministically (version 2).
 // Version 1 stores are upgraded in place when opened (migrate_1_to_2).
+#include <optional>
 #include <string>
 
 #include "store/store_impl.h"
@@ -84,47 +85,66 @@ Expected<std::string> schema_version(Db& db) {
   return q.text(0);
 }
 
+/// A database without a meta table: a writer with `create` makes the
+/// tables when it holds none; anything else is refused, a reader writing
+/// nothing. A writer decides inside a write transaction, so that two
+/// processes creating the store at once do not mistake each other's fresh
+/// tables for a foreign database.
+Status create_schema(Db& db, bool create) {
+  std::optional<Transaction> t;
+  if (create) {
+    KSNAP_ASSIGN_OR_RETURN(Transaction w, Transaction::begin(db, true));
+    t.emplace(std::move(w));
+  }
+  auto tables = db.query_int("SELECT count(*) FROM sqlite_master WHERE type='table'");
+  if (!tables) return tables.status();
+  auto meta_now =
+      db.query_int("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
+  if (!meta_now) return meta_now.status();
+  if (*meta_now != 0) return Status::ok();  // another process just made it
+  if (*tables != 0)
+    return make_error(ErrorCode::kCorrupt,
+                      "an SQLite database, but not a ksnap history store (no meta table)",
+                      {db.path(), 0, 0});
+  if (!create)
+    return make_error(ErrorCode::kNotFound,
+                      "not a ksnap history store: an empty database, no history recorded "
+                      "(record a commit first, or pass --store PATH)",
+                      {db.path(), 0, 0});
+  KSNAP_RETURN_IF_ERROR(db.exec(kSchema));
+  KSNAP_RETURN_IF_ERROR(db.exec(kUnstableTable));
+  KSNAP_RETURN_IF_ERROR(db.exec("INSERT INTO meta VALUES('schema_version', '" +
+                                std::to_string(kSchemaVersion) + "')"));
+  return t->commit();
+}
+
 }  // namespace
 
-Status ensure_schema(Db& db) {
+Status ensure_schema(Db& db, bool create) {
   auto has_meta =
       db.query_int("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
   if (!has_meta) return has_meta.status();
-  if (*has_meta == 0) {
-    // Decide inside a write transaction, so that two processes creating the
-    // store at once do not mistake each other's fresh tables for a foreign database.
-    KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, true));
-    auto tables = db.query_int("SELECT count(*) FROM sqlite_master WHERE type='table'");
-    if (!tables) return tables.status();
-    auto meta_now =
-        db.query_int("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'");
-    if (!meta_now) return meta_now.status();
-    if (*tables != 0 && *meta_now == 0)
-      return make_error(ErrorCode::kCorrupt,
-                        "an SQLite database, but not a ksnap history store (no meta table)",
-                        {db.path(), 0, 0});
-    if (*tables == 0) {
-      KSNAP_RETURN_IF_ERROR(db.exec(kSchema));
-      KSNAP_RETURN_IF_ERROR(db.exec(kUnstableTable));
-      KSNAP_RETURN_IF_ERROR(db.exec("INSERT INTO meta VALUES('schema_version', '" +
-                                    std::to_string(kSchemaVersion) + "')"));
-    }
-    KSNAP_RETURN_IF_ERROR(t.commit());
-  }
+  if (*has_meta == 0) KSNAP_RETURN_IF_ERROR(create_schema(db, create));
   KSNAP_ASSIGN_OR_RETURN(std::string v, schema_version(db));
-  if (v == "1") {
+  if (v == "1" && !db.read_only()) {
     Status up = migrate_1_to_2(db);
     if (!up.is_ok())
       return make_error(up.code(),
                         "history store schema version 1 must be upgraded to 2 (the table of "
-                        "unstable variant-stages), which failed: " + up.message(),
+                        "unstable variant-stages), which failed: " +
+                            up.message(),
                         {db.path(), 0, 0});
     KSNAP_ASSIGN_OR_RETURN(v, schema_version(db));
   }
+  // A reader takes version 1 as it is: it lacks only the unstable table,
+  // which reads as empty (read_unstable_facts).
+  if (v == "1" && db.read_only()) return Status::ok();
   if (v != std::to_string(kSchemaVersion))
     return make_error(ErrorCode::kUnsupported,
-                      "history store schema version " + v + "; this ksnap reads version " +
-                          std::to_string(kSchemaVersion),
+                      "history store schema version " + v +
+                          "; this ksnap reads and writes "
+                          "version " +
+                          std::to_string(kSchemaVersion) + "; the file was not changed",
                       {db.path(), 0, 0});
   return Status::ok();
 }

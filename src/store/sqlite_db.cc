@@ -84,12 +84,14 @@ std::string Stmt::blob(int col) const {
 int64_t Stmt::integer(int col) const { return sqlite3_column_int64(s_, col); }
 bool Stmt::is_null(int col) const { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
 
-Db::Db(Db&& o) noexcept : db_(std::exchange(o.db_, nullptr)), path_(std::move(o.path_)) {}
+Db::Db(Db&& o) noexcept
+    : db_(std::exchange(o.db_, nullptr)), path_(std::move(o.path_)), read_only_(o.read_only_) {}
 Db& Db::operator=(Db&& o) noexcept {
   if (this != &o) {
     if (db_) sqlite3_close_v2(db_);
     db_ = std::exchange(o.db_, nullptr);
     path_ = std::move(o.path_);
+    read_only_ = o.read_only_;
   }
   return *this;
 }
@@ -104,25 +106,44 @@ Status Db::error(std::string_view what) const {
   return make_error(error_code_for_sqlite(rc), msg, {path_, 0, 0});
 }
 
-Expected<Db> Db::open(const std::string& path, bool create) {
-  if (!create && !is_regular_file(path))
+Expected<Db> Db::open_with(const std::string& path, int flags) {
+  if (!(flags & SQLITE_OPEN_CREATE) && !is_regular_file(path))
     return make_error(ErrorCode::kNotFound,
                       "no history store here (record a commit first, or pass --store PATH)",
                       {path, 0, 0});
   Db db;
   db.path_ = path;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
-  int rc = sqlite3_open_v2(path.c_str(), &db.db_, flags, nullptr);
+  db.read_only_ = (flags & SQLITE_OPEN_READONLY) != 0;
+  int rc = sqlite3_open_v2(path.c_str(), &db.db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) return db.error("cannot open");
   sqlite3_extended_result_codes(db.db_, 1);
   sqlite3_busy_timeout(db.db_, 30000);
+  return db;
+}
+
+Expected<Db> Db::open_for_writing(const std::string& path, bool create) {
+  KSNAP_ASSIGN_OR_RETURN(
+      Db db, open_with(path, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)));
+  // Connection settings only: synchronous=FULL makes every committed record
+  // durable across power loss.
+  KSNAP_RETURN_IF_ERROR(db.exec("PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;"));
+  return db;
+}
+
+Expected<Db> Db::open_read_only(const std::string& path) {
+  return open_with(path, SQLITE_OPEN_READONLY);
+}
+
+Expected<Db> Db::open(const std::string& path, bool create) {
+  KSNAP_ASSIGN_OR_RETURN(Db db, open_for_writing(path, create));
+  KSNAP_RETURN_IF_ERROR(db.use_wal());
+  return db;
+}
+
+Status Db::use_wal() {
   // WAL: readers see the last committed state while a record is writing; a
   // killed writer leaves an uncommitted WAL tail that the next open ignores.
-  // synchronous=FULL makes every committed record durable across power loss.
-  KSNAP_RETURN_IF_ERROR(
-      db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
-              "PRAGMA foreign_keys=OFF;"));
-  return db;
+  return exec("PRAGMA journal_mode=WAL");
 }
 
 Expected<Stmt> Db::prepare(std::string_view sql) {

@@ -67,11 +67,21 @@ class Stmt {
 
 class Db {
  public:
-  /// Opens (and with `create`, creates) the database at `path` in WAL mode
-  /// with a busy timeout, so that readers never block a writer and writers
-  /// wait for each other. Errors: kNotFound when the file is missing and
-  /// `create` is false; kIoError / kCorrupt from SQLite.
+  /// Opens (and with `create`, creates) the database at `path` for writing,
+  /// in WAL mode (open_for_writing() then use_wal()).
   static Expected<Db> open(const std::string& path, bool create);
+  /// Opens the database for writing with a busy timeout, so that writers wait
+  /// for each other, and synchronous=FULL; writes nothing to the file (the
+  /// journal mode is left as it is: see use_wal()). Errors: kNotFound when
+  /// the file is missing and `create` is false; kIoError / kCorrupt from SQLite.
+  static Expected<Db> open_for_writing(const std::string& path, bool create);
+  /// Opens an existing file with SQLITE_OPEN_READONLY: no statement through
+  /// this connection can change the file (no schema, no pragma writes).
+  /// Errors: kNotFound when the file is missing; kIoError / kCorrupt.
+  static Expected<Db> open_read_only(const std::string& path);
+  /// Switches the file to WAL mode (a write, once per file): readers then
+  /// never block a writer. For writers, after the schema check.
+  Status use_wal();
 
   Db() = default;
   Db(Db&& o) noexcept;
@@ -87,14 +97,18 @@ class Db {
   Expected<int64_t> query_int(std::string_view sql);
 
   const std::string& path() const { return path_; }
+  bool read_only() const { return read_only_; }
   /// True inside an explicit transaction.
   bool in_transaction() const;
   /// Builds an error naming the store file from the connection's last SQLite error.
   Status error(std::string_view what) const;
 
  private:
+  static Expected<Db> open_with(const std::string& path, int flags);
+
   sqlite3* db_ = nullptr;
   std::string path_;
+  bool read_only_ = false;
 };
 
 /// Maps an SQLite result code to a ksnap error code.

@@ -50,6 +50,17 @@ std::string blob_id_for(const std::string& stage, const TextBuffer& text, std::s
   return "r:" + hash128_hex(text.view());
 }
 
+namespace {
+
+std::unique_ptr<Store::Impl> make_impl(Db db, const std::string& path) {
+  auto impl = std::make_unique<Store::Impl>();
+  impl->db = std::move(db);
+  impl->path = path;
+  return impl;
+}
+
+}  // namespace
+
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
@@ -66,12 +77,17 @@ Expected<Store> Store::open(const std::string& path, bool create) {
       return make_error(ErrorCode::kIoError, "cannot create folder: " + ec.message(),
                         {parent.string(), 0, 0});
   }
-  KSNAP_ASSIGN_OR_RETURN(Db db, Db::open(path, create));
-  KSNAP_RETURN_IF_ERROR(ensure_schema(db));
-  auto impl = std::make_unique<Impl>();
-  impl->db = std::move(db);
-  impl->path = path;
-  return Store(std::move(impl));
+  KSNAP_ASSIGN_OR_RETURN(Db db, Db::open_for_writing(path, create));
+  // The schema first: a store this ksnap cannot write is refused unchanged.
+  KSNAP_RETURN_IF_ERROR(ensure_schema(db, create));
+  KSNAP_RETURN_IF_ERROR(db.use_wal());
+  return Store(make_impl(std::move(db), path));
+}
+
+Expected<Store> Store::open_read_only(const std::string& path) {
+  KSNAP_ASSIGN_OR_RETURN(Db db, Db::open_read_only(path));
+  KSNAP_RETURN_IF_ERROR(ensure_schema(db, /*create=*/false));
+  return Store(make_impl(std::move(db), path));
 }
 
 namespace {
@@ -191,10 +207,13 @@ Expected<std::vector<StoredVariant>> Store::variants(const std::string& sha) {
       return make_error(ErrorCode::kCorrupt, "commit " + sha + " names a missing variant record",
                         {impl_->path, 0, 0});
     std::string id = q.text(0);
-    std::string what = "variant record " + id;
-    KSNAP_ASSIGN_OR_RETURN(std::string json_text,
-                           decompress(q.blob(2), static_cast<size_t>(q.integer(1)), what));
-    auto v = decode_variant(json_text, id, what);
+    std::string what = "commit " + sha.substr(0, 12) + ": variant record " + id;
+    auto json_text = decompress(q.blob(2), q.integer(1), what);
+    if (!json_text) return json_text.status().with_file(impl_->path);
+    if (content_id(*json_text) != id)
+      return make_error(ErrorCode::kCorrupt, what + ": content hash differs from its id",
+                        {impl_->path, 0, 0});
+    auto v = decode_variant(*json_text, id, what);
     if (!v) return v.status().with_file(impl_->path);
     out.push_back(std::move(*v));
   }
@@ -207,16 +226,25 @@ Expected<std::vector<StoredVariant>> Store::variants(const std::string& sha) {
   return out;
 }
 
-Expected<std::string> Store::blob_text(const std::string& blob_id) {
+namespace {
+
+/// The text of blob `id`, decompressed within `budget` (when given) and
+/// checked against its content hash. Errors name the blob and the store.
+Expected<std::string> read_blob(Db& db, const std::string& id, DecodeBudget* budget) {
   KSNAP_ASSIGN_OR_RETURN(Stmt q,
-                         impl_->db.prepare("SELECT raw_size, data FROM blobs WHERE id = ?"));
-  q.bind(1, blob_id);
+                         db.prepare("SELECT raw_hash, raw_size, data FROM blobs WHERE id = ?"));
+  q.bind(1, id);
   KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
-  if (!row)
-    return make_error(ErrorCode::kCorrupt, "blob " + blob_id + " is missing", {impl_->path, 0, 0});
-  auto text = decompress(q.blob(1), static_cast<size_t>(q.integer(0)), "blob " + blob_id);
-  if (!text) return text.status().with_file(impl_->path);
+  if (!row) return make_error(ErrorCode::kCorrupt, "blob " + id + " is missing", {db.path(), 0, 0});
+  auto text = decode_blob(id, q.text(0), q.integer(1), q.blob(2), budget);
+  if (!text) return text.status().with_file(db.path());
   return text;
+}
+
+}  // namespace
+
+Expected<std::string> Store::blob_text(const std::string& blob_id) {
+  return read_blob(impl_->db, blob_id, nullptr);
 }
 
 Expected<int64_t> Store::blob_stored_size(const std::string& blob_id) {
@@ -259,6 +287,7 @@ Expected<build::Build> Store::load(const std::string& sha, const LoadOptions& o)
   };
   std::map<std::string, std::shared_ptr<const std::string>> texts;  // blob id -> text
   const std::string prefix = sha.substr(0, 12) + ":";
+  DecodeBudget budget(o.max_text_bytes);
   for (StoredVariant& sv : vars) {
     if (!wanted(o.kernels, sv.meta.kernel)) continue;
     build::Variant v = std::move(sv.meta);
@@ -266,8 +295,13 @@ Expected<build::Build> Store::load(const std::string& sha, const LoadOptions& o)
       if (!wanted(o.stages, s.stage)) continue;
       auto& text = texts[s.blob];
       if (!text) {
-        KSNAP_ASSIGN_OR_RETURN(std::string raw, blob_text(s.blob));
-        text = std::make_shared<const std::string>(std::move(raw));
+        auto raw = read_blob(db, s.blob, &budget);
+        if (!raw)  // located: the commit, the variant and stage, the blob, the store
+          return make_error(raw.status().code(),
+                            "commit " + sha.substr(0, 12) + ", " + v.kernel + " (variant " +
+                                sv.record_id + ") stage " + s.stage + ": " + raw.status().message(),
+                            raw.status().location());
+        text = std::make_shared<const std::string>(std::move(*raw));
       }
       v.stages.push_back(build::StageFile{s.stage, prefix + s.path, text});
     }

@@ -14,10 +14,11 @@ struct Store::Impl {
   std::string path;
 };
 
-/// Creates the tables on a fresh database, checks the schema version of an
-/// existing one (upgrading version 1). Errors: kUnsupported (newer schema),
-/// kCorrupt (not ours).
-Status ensure_schema(Db& db);
+/// Checks the schema version of an existing store; a writer upgrades
+/// version 1, and with `create` makes the tables in an empty database. A
+/// read-only `db` is never written. Errors: kUnsupported (newer schema),
+/// kCorrupt (not ours), kNotFound (an empty database and !create).
+Status ensure_schema(Db& db, bool create);
 
 /// One row of the `unstable` table (src/store/unstable.cc).
 struct UnstableRow {

@@ -55,6 +55,11 @@ Expected<size_t> insert_unstable(Db& db, const std::vector<UnstableRow>& rows,
 }
 
 Expected<std::vector<UnstableFact>> read_unstable_facts(Db& db) {
+  // A version-1 store opened read-only has no unstable table: nothing known.
+  KSNAP_ASSIGN_OR_RETURN(int64_t has_table,
+                         db.query_int("SELECT count(*) FROM sqlite_master WHERE type='table' "
+                                      "AND name='unstable'"));
+  if (has_table == 0) return std::vector<UnstableFact>();
   KSNAP_ASSIGN_OR_RETURN(
       Stmt q, db.prepare("SELECT id, report, first_commit, recorded_at FROM unstable "
                          "ORDER BY recorded_at, rowid"));

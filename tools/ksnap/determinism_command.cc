@@ -13,6 +13,7 @@
 #include "ksnap/build/unstable.h"
 #include "ksnap/diff/determinism.h"
 #include "ksnap/support/file.h"
+#include "ksnap/support/guarded.h"
 
 namespace ksnap::cli {
 
@@ -35,9 +36,12 @@ struct CheckArgs {
 };
 
 int run_check(const CheckArgs& c) {
+  auto load = [](const std::string& path) {
+    return guarded([&] { return build::load_build(path); }, "loading '" + path + "'");
+  };
   Expected<build::Build> a = Status();
-  std::thread loader([&] { a = build::load_build(c.a); });
-  Expected<build::Build> b = build::load_build(c.b);
+  std::thread loader([&] { a = load(c.a); });  // no exception may leave a thread
+  Expected<build::Build> b = load(c.b);
   loader.join();
   if (!a) return report_error(a.status());
   if (!b) return report_error(b.status());

@@ -239,8 +239,8 @@ int run_diff(const DiffArgs& a) {
   return print_input_errors(*result) ? kExitError : changed;
 }
 
-int run_show(const std::string& path, const std::string& format) {
-  auto b = build::load_build(path);
+int run_show(const std::string& path, const std::string& format, const std::string& store) {
+  auto b = store::resolve_build(path, store);  // a folder, or a recorded commit (read-only)
   if (!b) return report_error(b.status());
   // Kernels of one name defined in two places are told apart by their source.
   std::vector<build::KernelSource> kernels;
@@ -400,11 +400,17 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
 
   auto show_path = std::make_shared<std::string>();
   auto show_fmt = std::make_shared<std::string>("terminal");
+  auto show_store = std::make_shared<std::string>(store::default_store_path());
   CLI::App* s = app.add_subcommand("show", "List the variants of a build");
-  s->add_option("build", *show_path, "Capture folder or Triton cache folder")->required();
+  s->add_option("build", *show_path, "Capture folder, Triton cache folder or recorded commit")
+      ->required();
   s->add_option("--format,-f", *show_fmt, "terminal or json")
       ->check(CLI::IsMember({"terminal", "json"}));
-  s->callback([show_path, show_fmt, &ctx] { ctx.exit_code = run_show(*show_path, *show_fmt); });
+  s->add_option("--store", *show_store,
+                "History store for a commit argument (default .ksnap/history.db)");
+  s->callback([show_path, show_fmt, show_store, &ctx] {
+    ctx.exit_code = run_show(*show_path, *show_fmt, *show_store);
+  });
 
   auto np = std::make_shared<std::string>();
   auto ns = std::make_shared<std::string>();

@@ -9,6 +9,7 @@
 #include "ksnap/ir/lexer.h"
 #include "ksnap/store/resolve.h"
 #include "ksnap/support/file.h"
+#include "ksnap/support/guarded.h"
 #include "ksnap/support/path_guard.h"
 
 namespace ksnap::cli {
@@ -120,9 +121,14 @@ Expected<std::pair<build::Build, build::Build>> load_diff_inputs(const std::stri
                       "'" + (fa ? base : head) + "' is a file and '" + (fa ? head : base) +
                           "' is not: pass two IR files, or two builds (capture or Triton cache "
                           "folders, folders of IR files, recorded commits)");
+  // An exception must not leave the loader thread (std::terminate): each side
+  // becomes a Status whatever a damaged input makes it throw.
+  auto load = [&store](const std::string& arg) {
+    return guarded([&] { return resolve(arg, store); }, "loading '" + arg + "'");
+  };
   Expected<build::Build> b = Status();
-  std::thread loader([&] { b = resolve(base, store); });
-  Expected<build::Build> h = resolve(head, store);
+  std::thread loader([&] { b = load(base); });
+  Expected<build::Build> h = load(head);
   loader.join();
   if (!b) return b.status();
   if (!h) return h.status();

@@ -131,7 +131,7 @@ struct BaselineArgs {
 };
 
 int run_baseline(const BaselineArgs& a) {
-  auto s = store::Store::open(a.sf.store);
+  auto s = store::Store::open_read_only(a.sf.store);
   if (!s) return report_error(s.status());
   store::BaselineQuery q;
   q.for_rev = a.for_rev;
@@ -174,7 +174,7 @@ struct LogArgs {
 };
 
 int run_log(const LogArgs& a) {
-  auto s = store::Store::open(a.sf.store);
+  auto s = store::Store::open_read_only(a.sf.store);
   if (!s) return report_error(s.status());
   store::LogQuery q;
   q.kernel = a.kernel;
@@ -222,7 +222,7 @@ int run_log(const LogArgs& a) {
 // ---------------------------------------------------------------- store *
 
 int run_verify(const StoreFlags& sf) {
-  auto s = store::Store::open(sf.store);
+  auto s = store::Store::open_read_only(sf.store);
   if (!s) return report_error(s.status());
   auto r = store::verify(*s);
   if (!r) return report_error(r.status());
@@ -254,7 +254,7 @@ int run_gc(const StoreFlags& sf, bool vacuum) {
 }
 
 int run_info(const StoreFlags& sf) {
-  auto s = store::Store::open(sf.store);
+  auto s = store::Store::open_read_only(sf.store);
   if (!s) return report_error(s.status());
   auto st = s->stats();
   if (!st) return report_error(st.status());
@@ -267,7 +267,7 @@ int run_info(const StoreFlags& sf) {
 }
 
 int run_ls(const StoreFlags& sf) {
-  auto s = store::Store::open(sf.store);
+  auto s = store::Store::open_read_only(sf.store);
   if (!s) return report_error(s.status());
   auto all = s->commits();
   if (!all) return report_error(all.status());
@@ -285,7 +285,7 @@ int run_ls(const StoreFlags& sf) {
 }
 
 int run_unstable(const StoreFlags& sf, const std::string& format) {
-  auto s = store::Store::open(sf.store);
+  auto s = store::Store::open_read_only(sf.store);
   if (!s) return report_error(s.status());
   auto facts = s->unstable();
   if (!facts) return report_error(facts.status());

@@ -118,14 +118,25 @@ struct StoreStats {
 struct LoadOptions {
   std::vector<std::string> kernels;  ///< Only these kernels (empty = all).
   std::vector<std::string> stages;   ///< Only these stages (empty = all).
+  /// Bytes of stage text the load may decompress in all (each blob is also
+  /// capped at 4 GiB, what `record` reads): a damaged store cannot make a
+  /// load allocate what its rows claim.
+  uint64_t max_text_bytes = uint64_t{16} << 30;
 };
 
 class Store {
  public:
-  /// Opens the store at `path`; with `create`, creates it (and its folder).
-  /// Errors: kNotFound (no store and !create), kUnsupported (newer schema),
-  /// kCorrupt (not a ksnap store), kIoError.
+  /// Opens the store at `path` for writing; with `create`, creates it (and
+  /// its folder, and the tables in an empty file). A store of a newer schema
+  /// is refused before anything is written. Errors: kNotFound (no store, or
+  /// an empty file, and !create), kUnsupported (newer schema), kCorrupt (not
+  /// a ksnap store), kIoError.
   static Expected<Store> open(const std::string& path, bool create = false);
+  /// Opens the store at `path` for reading only (SQLITE_OPEN_READONLY): no
+  /// call through it changes the file — no tables are created, no journal
+  /// mode is switched, a version-1 store is read as it is. The writing calls
+  /// (record, forget, gc) fail with kIoError. Errors as open() without create.
+  static Expected<Store> open_read_only(const std::string& path);
 
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
@@ -156,10 +167,12 @@ class Store {
   /// build::UnstableMatch::kIdentity) is in Variant::unstable_stages. A stage's text is the
   /// first one recorded with its normalized form: it normalizes exactly like
   /// the recorded file, but its cosmetics (SSA names, loc lines, paths) may be
-  /// those of an earlier commit. Errors: kNotFound, kCorrupt (a blob fails to
-  /// decompress).
+  /// those of an earlier commit. Errors: kNotFound, kCorrupt naming the
+  /// commit, variant, stage and blob (a frame that is damaged, holds more or
+  /// fewer bytes than its row says, or whose text fails its content hash),
+  /// kUnsupported (over LoadOptions::max_text_bytes).
   Expected<build::Build> load(const std::string& sha, const LoadOptions& o = {});
-  /// The stored text of one blob.
+  /// The stored text of one blob, checked against its content hash.
   Expected<std::string> blob_text(const std::string& blob_id);
   /// Compressed size of one blob.
   Expected<int64_t> blob_stored_size(const std::string& blob_id);
