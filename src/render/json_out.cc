@@ -32,8 +32,18 @@ JsonOut& JsonOut::str(std::string_view s) {
     s = repaired;
   }
   text += '"';
-  for (char ch : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
     unsigned char c = static_cast<unsigned char>(ch);
+    if (c >= 0xC2) {  // a C1 or bidi control (support/text.h) is written \uNNNN
+      char32_t cp;
+      if (size_t n = invisible_control_at(s, i, &cp)) {
+        text += "\\u";
+        for (int shift = 12; shift >= 0; shift -= 4) text += kHex[(cp >> shift) & 15];
+        i += n - 1;
+        continue;
+      }
+    }
     if (c == '"') {
       text += "\\\"";
     } else if (c == '\\') {
@@ -55,8 +65,10 @@ JsonOut& JsonOut::str(std::string_view s) {
 }
 
 JsonOut& JsonOut::value(std::string_view json_text) {
+  // Controls can stand raw only inside the text's strings, where \uNNNN
+  // means the same: escape_invisible keeps the value and hides nothing.
   if (!json_text.empty() && is_valid_utf8(json_text) && nlohmann::json::accept(json_text))
-    return raw(json_text);
+    return raw(escape_invisible(json_text));
   return str(json_text);
 }
 
