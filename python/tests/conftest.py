@@ -16,6 +16,20 @@ if PYTHON_DIR not in sys.path:
     sys.path.insert(0, PYTHON_DIR)
 
 
+@pytest.fixture(autouse=True)
+def _restore_linecache():
+    """Rebuilding a kernel (kernelsrc) puts its recorded source lines into
+    ``linecache`` under the kernel's file name, as a recompile worker must;
+    in this one test process that would change what ``inspect`` reads for
+    the same file in later tests. Each test gets the cache back as it was."""
+    import linecache
+
+    saved = dict(linecache.cache)
+    yield
+    linecache.cache.clear()
+    linecache.cache.update(saved)
+
+
 @pytest.fixture
 def fake_triton(monkeypatch):
     """Imports the Triton stand-in as `triton` for this test, then forgets it."""
