@@ -11,6 +11,8 @@
 //   cubin  changed  base 37544 B 9f3c...  head 37800 B 41aa...
 #include "ksnap/diff/engine.h"
 
+#include "diff/binary_figures.h"
+
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -515,6 +517,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
   for (auto& th : pool) th.join();
   for (VariantDiff& v : r.variants)
     for (StageDiff& s : v.stages) s.unstable = s.unstable && s.status == ChangeStatus::kChanged;
+  add_binary_figures(base, head, jobs, &r);
 
   build_groups(&r);
   for (const std::string& st : stages) {

@@ -254,6 +254,29 @@ std::string statistics_html(const report::Report& r, const SummaryLimits& limits
 std::string summary_html(const report::Report& r, const SummaryLimits& limits) {
   const report::Totals& t = r.totals;
   std::string out = "<section id=\"summary\"><p class=\"headline\" id=\"headline\">" + esc(r.headline) + "</p>";
+  if (!r.resource_headline.empty()) {
+    out += "<div id=\"resources\"><p class=\"resources\"><b>Resources:</b> " +
+           esc(r.resource_headline) + "</p><ul class=\"resource-deltas\">";
+    bool in_rows = false, in_item = false;
+    for (const auto& l : resource_lines(r, 10)) {
+      if (l.rfind("  ", 0) == 0) {  // a variant's row under its figure
+        if (!in_rows) out += "<ul>";
+        in_rows = true;
+        out += "<li class=\"code\">" + esc(l.substr(2)) + "</li>";
+        continue;
+      }
+      if (in_rows) out += "</ul>";
+      if (in_item) out += "</li>";
+      in_rows = false;
+      in_item = true;
+      out += "<li>" + esc(l);
+    }
+    if (in_rows) out += "</ul>";
+    if (in_item) out += "</li>";
+    out += "</ul></div>";
+  }
+  if (!r.layers_text.empty())
+    out += "<p class=\"layers\" id=\"layers\"><b>Where:</b> " + esc(r.layers_text) + "</p>";
   out += "<ul class=\"totals\" id=\"totals\">";
   auto item = [&out](const char* key, size_t v, const char* label) {
     out += std::string("<li><b data-total=\"") + key + "\">" + std::to_string(v) + "</b> " + label + "</li>";

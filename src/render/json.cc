@@ -208,6 +208,23 @@ void variant_json(JsonOut* o, const Report& rep, size_t vi) {
   }
   o->raw("]").key("resources");
   figure_object(o, v.resources);
+  if (!v.resource_sources.empty()) {
+    o->key("resource_sources").raw("{");
+    bool first = true;
+    for (const auto& [k, src] : v.resource_sources) {
+      o->key(k, first).str(src);
+      first = false;
+    }
+    o->raw("}");
+  }
+  if (!v.occupancy_unit.empty()) o->key("occupancy_unit").str(v.occupancy_unit);
+  if (!v.resource_error.empty()) o->key("resource_error").str(v.resource_error);
+  if (const diff::StageDiff* f = rep.first_changed[vi]) {
+    o->key("first_changed_stage").str(f->stage);
+    o->key("first_changed_layer").str(diff::layer_name(diff::stage_layer(f->stage)));
+  } else {
+    o->key("first_changed_stage").raw("null").key("first_changed_layer").raw("null");
+  }
   if (!v.benchmark_script.empty() || !v.benchmark_points.empty()) {
     o->key("benchmark").raw("{").key("script", true).str(v.benchmark_script);
     o->key("points").strs(v.benchmark_points).raw("}");
@@ -255,6 +272,44 @@ void statistics_json(JsonOut* o, const Report& rep) {
       o->raw("}");
     }
     o->raw("]}");
+  }
+  o->raw("]");
+}
+
+/// The resource deltas that lead the report (report::ResourceDelta).
+void resource_deltas_json(JsonOut* o, const Report& rep) {
+  o->raw("[");
+  for (size_t i = 0; i < rep.resource_deltas.size(); ++i) {
+    const report::ResourceDelta& d = rep.resource_deltas[i];
+    o->raw(i ? ",\n {" : "\n {").key("figure", true).str(d.figure).key("title").str(d.title);
+    o->key("higher_is_better").boolean(d.higher_is_better);
+    if (!d.unit.empty()) o->key("unit").str(d.unit);
+    o->key("total").num(static_cast<int64_t>(d.total));
+    o->key("affected").num(static_cast<int64_t>(d.hurt + d.helped));
+    o->key("hurt").num(static_cast<int64_t>(d.hurt)).key("helped").num(static_cast<int64_t>(d.helped));
+    o->key("started").num(static_cast<int64_t>(d.started));
+    o->key("stopped").num(static_cast<int64_t>(d.stopped));
+    o->key("base").num(d.base).key("head").num(d.head).key("text").str(d.text);
+    o->key("rows").raw("[");
+    for (size_t j = 0; j < d.rows.size(); ++j) {
+      if (j) o->raw(",");
+      figure_change(o, rep, d.rows[j]);
+    }
+    o->raw("]").key("rows_total").num(static_cast<int64_t>(d.rows_total)).raw("}");
+  }
+  o->raw("]");
+}
+
+/// Where changed variants changed first, per layer (report::LayerCount).
+void layers_json(JsonOut* o, const Report& rep) {
+  o->raw("[");
+  for (size_t i = 0; i < rep.first_changed_layers.size(); ++i) {
+    const report::LayerCount& c = rep.first_changed_layers[i];
+    o->raw(i ? ",{" : "{").key("layer", true).str(diff::layer_name(c.layer));
+    o->key("variants").num(static_cast<int64_t>(c.variants)).key("stages").raw("{");
+    for (size_t j = 0; j < c.stages.size(); ++j)
+      o->key(c.stages[j].first, j == 0).num(static_cast<int64_t>(c.stages[j].second));
+    o->raw("}}");
   }
   o->raw("]");
 }
@@ -332,6 +387,12 @@ std::string write_json(const Report& rep, bool tokens) {
   o.raw(",\n").key("changed_stages", true).num(static_cast<int64_t>(rep.totals.changed_stages));
   o.raw(",\n").key("unstable_stages", true).num(static_cast<int64_t>(rep.totals.unstable_stages));
   o.raw(",\n").key("headline", true).str(rep.headline);
+  o.raw(",\n").key("resource_headline", true).str(rep.resource_headline);
+  o.raw(",\n").key("resource_deltas", true);
+  resource_deltas_json(&o, rep);
+  o.raw(",\n").key("layers_text", true).str(rep.layers_text);
+  o.raw(",\n").key("first_changed_layers", true);
+  layers_json(&o, rep);
   o.raw(",\n").key("totals", true);
   totals_json(&o, rep.totals);
   o.raw(",\n").key("statistics", true);

@@ -140,6 +140,15 @@ std::string render_markdown(const report::Report& r, const WriteOptions& w) {
   out += "## ksnap: IR changes " + code_span(md::truncate(res.base_name, 120)) + " → " +
          code_span(md::truncate(res.head_name, 120)) + "\n\n";
   out += "**" + r.headline + "**\n";
+  if (!r.resource_headline.empty()) {
+    std::string s = "\n**Resources:** " + html_text(r.resource_headline) + "\n\n";
+    for (const auto& l : resource_lines(r, 5)) {
+      bool row = l.rfind("  ", 0) == 0;
+      s += (row ? "  - " : "- ") + code_span(row ? l.substr(2) : l) + "\n";
+    }
+    budget.add(s);
+  }
+  if (!r.layers_text.empty()) budget.add("\n**Where:** " + html_text(r.layers_text) + "\n");
   if (!w.html_url.empty()) out += "\n" + full_report_hint(w) + "\n";
   for (const auto& n : r.notes)
     if (!budget.add("\n> **" + std::string(report::note_kind_name(n.kind)) + ":** " + code_span(n.text) + "\n"))

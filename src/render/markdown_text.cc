@@ -29,7 +29,9 @@ std::string neutralize(std::string_view s) {
     char c = s[i];
     out += c;
     bool next_digit = i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '9';
-    if (c == '@' || (c == '#' && next_digit) || (c == ':' && s.substr(i + 1, 2) == "//") ||
+    // "&#39;" is escape_html's own entity (a '&' of the data is "&amp;").
+    bool entity = i > 0 && s[i - 1] == '&';
+    if (c == '@' || (c == '#' && next_digit && !entity) || (c == ':' && s.substr(i + 1, 2) == "//") ||
         (c == 'w' && s.substr(i, 4) == "www."))
       out += kZeroWidthSpace;
   }

@@ -103,6 +103,11 @@ std::string render_terminal(const report::Report& r, const WriteOptions& w) {
   out += "ksnap diff " + esc(res.base_name) + " → " + esc(res.head_name);
   out += p.reset;
   out += "\n" + r.headline + "\n";
+  if (!r.resource_headline.empty()) {
+    out += std::string(p.bold) + "Resources: " + p.reset + r.resource_headline + "\n";
+    for (const auto& l : resource_lines(r, 5)) out += "  " + esc(l) + "\n";
+  }
+  if (!r.layers_text.empty()) out += "Where: " + r.layers_text + "\n";
   for (const auto& n : r.notes)
     out += std::string(p.yellow) + "note: " + esc(n.text) + p.reset + "\n";
 

@@ -47,6 +47,17 @@ std::string figure_text(const report::Report& r, const report::FigureChange& f, 
   return out;
 }
 
+std::vector<std::string> resource_lines(const report::Report& r, size_t rows) {
+  std::vector<std::string> out;
+  for (const report::ResourceDelta& d : r.resource_deltas) {
+    out.push_back(d.title + ": " + d.text);
+    size_t n = std::min(rows, d.rows.size());
+    for (size_t i = 0; i < n; ++i) out.push_back("  " + figure_text(r, d.rows[i], true));
+    if (d.rows_total > n) out.push_back("  … " + std::to_string(d.rows_total - n) + " more");
+  }
+  return out;
+}
+
 std::string group_title(const report::GroupView& g) { return g.kernel + " · " + group_subtitle(g); }
 
 std::string group_subtitle(const report::GroupView& g) {

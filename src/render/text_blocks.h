@@ -31,6 +31,12 @@ std::string option_line_text(const report::OptionChangeLine& l, size_t max_kerne
 /// figures) or "... ptx.reg.b32 (ptx) 842 → 906 (+64)".
 std::string figure_text(const report::Report& r, const report::FigureChange& f, bool with_variant);
 
+/// The resource deltas that follow the headline: one line per figure that
+/// moved ("spills: 3 variants now spill, ... (3 of 19 variants; ...)"),
+/// each followed by up to `rows` lines "  attn_fwd {...}: n_spills 0 → 22
+/// (+22)" and "  … N more". Empty when no figure moved.
+std::vector<std::string> resource_lines(const report::Report& r, size_t rows);
+
 /// "attn_fwd · ptx · 1 variant · +277 −213 lines" (+ " · unstable").
 std::string group_title(const report::GroupView& g);
 /// The same without the kernel: "ptx · 1 variant · +277 −213 lines".

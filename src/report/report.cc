@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ksnap/build/build.h"
+#include "report/deltas.h"
 #include "report/groups.h"
 #include "report/statistics.h"
 
@@ -346,6 +347,8 @@ Report build_report(const diff::DiffResult& r, const perf::VerdictReport* verdic
     if (list && list->size() < o.max_list_rows) list->push_back(vi);
   }
   stage_notes(r, &rep);
+  add_resource_deltas(r, &rep);
+  add_first_changed(r, &rep);
   if (verdicts) {
     rep.verdicts = *verdicts;
     for (size_t i = 0; i < verdicts->points.size(); ++i) rep.verdict_order.push_back(i);

@@ -111,6 +111,8 @@ TEST(MarkdownText, FencesAndSpans) {
   EXPECT_EQ(md::code_span("a|b", true), "`a\\|b`");
   EXPECT_EQ(md::html_text("<b>@team #12 x#y"), "&lt;b&gt;@\u200bteam #\u200b12 x#y");
   EXPECT_EQ(md::html_text("see https://x and www.y"), "see https:\u200b//x and w\u200bww.y");
+  // escape_html's own entities stay entities; a "&#12" of the data is "&amp;#\u200b12".
+  EXPECT_EQ(md::html_text("LLVM's &#12"), "LLVM&#39;s &amp;#\u200b12");
   EXPECT_EQ(md::truncate("abcdef", 3), "abc…");
   EXPECT_EQ(md::truncate("é", 1), "…");
 }

@@ -148,8 +148,21 @@ struct VariantDiff {
   /// With Pairing::kNotRebuilt: why HEAD's recompile did not rebuild it
   /// ("compile: CompilationError: ...", "timeout: ..."), from recompile.json.
   std::string not_rebuilt;
-  /// Figures of the loaded binary (n_regs, n_spills, shared, ...).
+  /// Figures of the loaded kernel: what the launch recorded (n_regs,
+  /// n_spills, shared, ...) and, where the cubin/hsaco changed, what the
+  /// binaries hold (diff/binary_figures.h: n_regs and n_spills when the
+  /// launch did not record them, AMD's sgprs, agprs, spills, LDS, scratch,
+  /// and "occupancy").
   std::map<std::string, FigurePair> resources;
+  /// Figure name -> where it came from: "launch", "binary", or
+  /// "BASE's|HEAD's" when the sides differ ("launch|binary": BASE launched,
+  /// HEAD recompiled). Empty when no binary was read.
+  std::map<std::string, std::string> resource_sources;
+  /// The unit of the "occupancy" figure: "warps per SM", "waves per SIMD".
+  std::string occupancy_unit;
+  /// Why a binary's figures could not be read ("" = none failed); the report
+  /// states it.
+  std::string resource_error;
   std::vector<StageDiff> stages;
   /// Binary artifacts (cubin, hsaco, zebin, binary SPIR-V), compared by hash
   /// and size: StageDiff with `binary` set, `bytes` = (BASE, HEAD) sizes,

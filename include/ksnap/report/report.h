@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ksnap/diff/layers.h"
 #include "ksnap/diff/result.h"
 #include "ksnap/perf/verdict.h"
 
@@ -108,6 +109,35 @@ struct FigureChange {
   int64_t base = -1, head = -1;
 };
 
+/// One figure of the kernel (registers, spills, occupancy, ...) over the
+/// paired variants whose value moved: the resource deltas that lead every
+/// format, right after the headline.
+struct ResourceDelta {
+  std::string figure;  ///< VariantDiff::resources key: "n_spills", "occupancy", "n_regs", ...
+  std::string title;   ///< "spills", "occupancy", "registers", ...
+  bool higher_is_better = false;  ///< Occupancy: a drop hurts.
+  size_t total = 0;    ///< Paired variants with the figure on both sides.
+  size_t hurt = 0, helped = 0;
+  /// Of `hurt`: variants at 0 in BASE (for spills: "now spill"); of
+  /// `helped`: variants at 0 in HEAD ("no longer spill").
+  size_t started = 0, stopped = 0;
+  int64_t base = 0, head = 0;  ///< Sums over the hurt and helped variants.
+  std::string unit;            ///< "warps per SM" for occupancy, else "".
+  /// "3 variants now spill, 1 spills more, 2 spill less (6 of 19 variants;
+  /// 12 → 99 in total, +725.00%)": the sentence every format prints.
+  std::string text;
+  std::vector<FigureChange> rows;  ///< Hurt first, then helped; each by relative change.
+  size_t rows_total = 0;           ///< Before the max_figure_rows cap.
+};
+
+/// How many changed variants changed first in one layer of the compiler
+/// (diff::first_changed_stage), and in which of its stages.
+struct LayerCount {
+  diff::Layer layer = diff::Layer::kOther;
+  size_t variants = 0;
+  std::vector<std::pair<std::string, size_t>> stages;  ///< Stage -> variants, pipeline order.
+};
+
 enum class NoteKind : uint8_t { kWarning, kFallback, kUnstable, kNames, kSource };
 const char* note_kind_name(NoteKind k);  ///< "warning", "fallback", "unstable", "names", "source"
 
@@ -166,6 +196,20 @@ struct Report {
   Totals totals;
   std::string headline;
   std::vector<StageStatistics> statistics;  ///< "binary" first, then pipeline order.
+  /// Hurt figures first ("3 variants now spill, 5 use more registers"): what
+  /// a reviewer reads first; "" when no figure moved.
+  std::string resource_headline;
+  /// Spills, occupancy, registers, then the rest (AMD's SGPRs, AGPRs, LDS,
+  /// scratch; shared memory); only figures that moved.
+  std::vector<ResourceDelta> resource_deltas;
+  /// Per layer, pipeline order, only layers with variants; over paired
+  /// variants that changed for real.
+  std::vector<LayerCount> first_changed_layers;
+  /// "changed first in LLVM's backend: 41 variants (ptx 41); in Triton's
+  /// passes: 3 (ttgir 2, ttir 1)"; "" when nothing changed.
+  std::string layers_text;
+  /// Per variant: its first changed stage (diff::first_changed_stage), or null.
+  std::vector<const diff::StageDiff*> first_changed;
   std::vector<OptionChangeLine> option_changes;
   std::vector<FigureChange> figure_changes;  ///< Ranked by |delta| / max(|base|, 1), then |delta|.
   size_t figure_changes_total = 0;
