@@ -23,7 +23,7 @@
 
 #include "ksnap/build/build.h"
 #include "ksnap/diff/engine.h"
-#include "ksnap/store/log.h"
+#include "ksnap/history/log.h"
 #include "ksnap/store/maintenance.h"
 #include "ksnap/store/store.h"
 
@@ -166,13 +166,13 @@ int main(int argc, char** argv) {
       }
 
   auto t0 = std::chrono::steady_clock::now();
-  auto log = require(store::kernel_log(s, store::LogQuery{}), "log");
+  auto log = require(history::kernel_log(s, history::LogQuery{}), "log");
   double log_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  store::LogQuery mq;
+  history::LogQuery mq;
   mq.kernel = "matmul_kernel";
   mq.stage = "ttgir";
-  auto kernel_only = require(store::kernel_log(s, mq), "log");
+  auto kernel_only = require(history::kernel_log(s, mq), "log");
   double log_kernel_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   auto report = require(store::verify(s), "verify");
@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
       log_ms, log_kernel_ms, verify_ms, static_cast<long long>(report.blobs), load_ms, diff_ms);
   std::printf("  ksnap log lists %zu commit(s):\n", log.size());
   for (const auto& e : log)
-    for (const auto& k : e.kernels) std::printf("    %s\n", store::format_log_line(e, k).c_str());
+    for (const auto& k : e.kernels) std::printf("    %s\n", history::format_log_line(e, k).c_str());
 
   bool ok = log.size() == 1 && log[0].commit.sha == sha_of(kChangedAt) && kernel_only.size() == 1 &&
             kernel_only[0].commit.sha == sha_of(kChangedAt) && report.ok() && d.any_change();

@@ -11,7 +11,7 @@
 #include "ksnap/store/baseline.h"
 #include "ksnap/store/date.h"
 #include "ksnap/store/git.h"
-#include "ksnap/store/log.h"
+#include "ksnap/history/log.h"
 #include "ksnap/store/maintenance.h"
 #include "ksnap/store/resolve.h"
 #include "ksnap/store/store.h"
@@ -176,14 +176,14 @@ struct LogArgs {
 int run_log(const LogArgs& a) {
   auto s = store::Store::open_read_only(a.sf.store);
   if (!s) return report_error(s.status());
-  store::LogQuery q;
+  history::LogQuery q;
   q.kernel = a.kernel;
   q.stage = a.stage;
   q.from = a.from;
   q.repo = a.sf.repo;
   q.max_count = a.max_count;
   q.summaries = !a.no_summary;
-  auto log = store::kernel_log(*s, q);
+  auto log = history::kernel_log(*s, q);
   if (!log) return report_error(log.status());
   if (a.format == "json") {
     nlohmann::json out = nlohmann::json::array();
@@ -215,7 +215,7 @@ int run_log(const LogArgs& a) {
     return kExitOk;
   }
   for (const auto& e : *log)
-    for (const auto& k : e.kernels) std::cout << store::format_log_line(e, k) << "\n";
+    for (const auto& k : e.kernels) std::cout << history::format_log_line(e, k) << "\n";
   return kExitOk;
 }
 

@@ -5,7 +5,7 @@
 #include "ksnap/build/unstable.h"
 #include "ksnap/diff/determinism.h"
 #include "ksnap/diff/engine.h"
-#include "ksnap/store/log.h"
+#include "ksnap/history/log.h"
 #include "ksnap/store/maintenance.h"
 #include "ksnap/store/store.h"
 #include "store/sqlite_db.h"
@@ -13,6 +13,8 @@
 
 namespace ksnap::store {
 namespace {
+
+using namespace ::ksnap::history;
 
 using testing::commit;
 using testing::kSha1;

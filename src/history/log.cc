@@ -1,4 +1,4 @@
-#include "ksnap/store/log.h"
+#include "ksnap/history/log.h"
 
 #include <algorithm>
 #include <map>
@@ -11,7 +11,9 @@
 #include "ksnap/store/git.h"
 #include "ksnap/support/text.h"
 
-namespace ksnap::store {
+namespace ksnap::history {
+
+using namespace ::ksnap::store;
 
 namespace {
 
@@ -220,4 +222,4 @@ std::string format_log_line(const LogEntry& e, const KernelChange& k) {
   return out;
 }
 
-}  // namespace ksnap::store
+}  // namespace ksnap::history

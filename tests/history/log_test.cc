@@ -1,4 +1,4 @@
-#include "ksnap/store/log.h"
+#include "ksnap/history/log.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,8 @@
 
 namespace ksnap::store {
 namespace {
+
+using namespace ::ksnap::history;
 
 using testing::copy_capture;
 using testing::corpus_build;

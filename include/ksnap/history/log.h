@@ -1,4 +1,7 @@
 // `ksnap log`: the recorded commits where a kernel's normalized IR changed.
+// History lives above both the store (commits, trees, variant records,
+// blobs: persistence) and the diff engine (what changed): it walks the
+// store's commits and runs the engine where blob ids differ.
 //
 // Worked example (bench/store_bench.cc). Commits c1..c50 are recorded along
 // main; c37 took one matmul variant's TTGIR/LLIR/PTX from a pipeline without
@@ -21,7 +24,10 @@
 #include "ksnap/store/store.h"
 #include "ksnap/support/status.h"
 
-namespace ksnap::store {
+namespace ksnap::history {
+
+using store::CommitInfo;
+using store::Store;
 
 struct LogQuery {
   std::string kernel;      ///< Only this kernel ("" = every kernel).
@@ -68,4 +74,4 @@ Expected<std::vector<LogEntry>> kernel_log(Store& store, const LogQuery& q);
 /// after a real change), and a kernel with only those says "unstable only".
 std::string format_log_line(const LogEntry& e, const KernelChange& k);
 
-}  // namespace ksnap::store
+}  // namespace ksnap::history
