@@ -61,7 +61,7 @@ if grep -E '__pycache__|\.pyc$' "$work/contents"; then fail "the package holds b
 # The shared library is declared (shlibs) and ldconfig runs on install.
 dpkg-deb -I "$deb" shlibs 2>/dev/null | grep -qx "libksnap_tune ${version%.*} ksnap (>= $version)" ||
   fail "shlibs: $(dpkg-deb -I "$deb" shlibs 2>&1)"
-dpkg-deb -I "$deb" triggers 2>/dev/null | grep -q ldconfig || fail "no ldconfig trigger: $(dpkg-deb -I "$deb" triggers 2>&1)"
+dpkg-deb -I "$deb" postinst 2>/dev/null | grep -q '^[[:space:]]*ldconfig' || fail "postinst runs no ldconfig: $(dpkg-deb -I "$deb" postinst 2>&1)"
 # Every static library in the package is position-independent: each one,
 # whole, links into a shared object (a non-PIC object fails with "relocation
 # R_X86_64_PC32 ... recompile with -fPIC").
