@@ -5,17 +5,20 @@
 #   cmake --install build --prefix /opt/ksnap
 #   => bin/ksnap
 #      include/ksnap/<component>/*.h
-#      lib/libksnap_<component>.a
+#      lib/libksnap_<component>.a                         (position-independent)
+#      lib/libksnap_tune.so -> .so.0.1 -> .so.0.1.0        (support + tune, ksnap::tune_shared)
 #      lib/cmake/ksnap/ksnap{Config,ConfigVersion,Targets*}.cmake
-#      lib/pkgconfig/ksnap-tune.pc
+#      lib/pkgconfig/ksnap-tune.pc, ksnap-tune-shared.pc
 #      lib/python3/dist-packages/ksnap_triton/          (KSNAP_PYTHON_INSTALL_DIR)
 #      share/ksnap/python/ksnap_triton -> ../../../lib/python3/dist-packages/ksnap_triton
 #      share/ksnap/examples/corpus/                      (the bundled example)
 #
 # A consumer:  find_package(ksnap 0.1 REQUIRED COMPONENTS tune)
-#              target_link_libraries(app PRIVATE ksnap::tune)
+#              target_link_libraries(app PRIVATE ksnap::tune)   # or ksnap::tune_shared
 # Components are found generically: a library added later with
-# ksnap_library() is installed and exported like the others.
+# ksnap_library() is installed and exported like the others, and
+# ksnapConfig.cmake looks up only the external libraries that the requested
+# components link (KSNAP_COMPONENT_EXTERNALS below).
 include(CMakePackageConfigHelpers)
 
 set(KSNAP_PYTHON_INSTALL_DIR "lib/python3/dist-packages" CACHE STRING
@@ -33,9 +36,38 @@ foreach(lib IN LISTS KSNAP_INSTALLED_LIBRARIES)
             FILES_MATCHING PATTERN "*.h")
   endif()
 endforeach()
+if(TARGET ksnap_tune_shared)
+  list(APPEND ksnap_install_targets ksnap_tune_shared)
+  list(APPEND KSNAP_INSTALLED_LIBRARIES tune_shared)
+endif()
 if(TARGET ksnap)
   list(APPEND ksnap_install_targets ksnap)
 endif()
+
+# The external libraries each component links, itself and through the ksnap
+# libraries it uses: "set(_ksnap_externals_of_store xxhash zstd sqlite3)".
+# The shared library carries its own (DT_NEEDED): it needs none found.
+function(ksnap_externals_of lib out)
+  set(found "")
+  get_property(deps GLOBAL PROPERTY KSNAP_DEPS_${lib})
+  foreach(dep IN LISTS deps)
+    if(dep MATCHES "^ksnap_(.+)$")
+      ksnap_externals_of(${CMAKE_MATCH_1} sub)
+      list(APPEND found ${sub})
+    elseif(dep MATCHES "^PkgConfig::(.+)$")
+      string(TOLOWER "${CMAKE_MATCH_1}" name)
+      list(APPEND found ${name})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES found)
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+set(KSNAP_COMPONENT_EXTERNALS "")
+foreach(lib IN LISTS KSNAP_INSTALLED_LIBRARIES)
+  ksnap_externals_of(${lib} externals)
+  string(REPLACE ";" " " externals "${externals}")
+  string(APPEND KSNAP_COMPONENT_EXTERNALS "set(_ksnap_externals_of_${lib} ${externals})\n")
+endforeach()
 
 install(TARGETS ${ksnap_install_targets} EXPORT ksnapTargets
         RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
@@ -54,8 +86,10 @@ install(FILES "${PROJECT_BINARY_DIR}/ksnapConfig.cmake"
               "${PROJECT_BINARY_DIR}/ksnapConfigVersion.cmake"
         DESTINATION "${KSNAP_CMAKE_INSTALL_DIR}")
 
-# pkg-config for the tune runtime; the prefix is relative to the .pc file, so
-# the same file works in any prefix, a DESTDIR staging folder or the .deb.
+# pkg-config for the tune runtime: ksnap-tune.pc the static libraries (named
+# by path, so the .so beside them is not picked), ksnap-tune-shared.pc the
+# shared one. The prefix is relative to the .pc file, so the same file works
+# in any prefix, a DESTDIR staging folder or the .deb.
 if(TARGET ksnap_tune)
   file(RELATIVE_PATH KSNAP_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
   string(REGEX REPLACE "/$" "" KSNAP_PC_TO_PREFIX "${KSNAP_PC_TO_PREFIX}")
@@ -64,10 +98,10 @@ if(TARGET ksnap_tune)
     string(APPEND KSNAP_PC_DL " -l${dl}")
   endforeach()
   string(STRIP "${KSNAP_PC_DL}" KSNAP_PC_DL)
-  configure_file("${PROJECT_SOURCE_DIR}/cmake/ksnap-tune.pc.in"
-                 "${PROJECT_BINARY_DIR}/ksnap-tune.pc" @ONLY)
-  install(FILES "${PROJECT_BINARY_DIR}/ksnap-tune.pc"
-          DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+  foreach(pc ksnap-tune ksnap-tune-shared)
+    configure_file("${PROJECT_SOURCE_DIR}/cmake/${pc}.pc.in" "${PROJECT_BINARY_DIR}/${pc}.pc" @ONLY)
+    install(FILES "${PROJECT_BINARY_DIR}/${pc}.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+  endforeach()
 endif()
 
 # The Triton capture plugin, beside the CLI that runs it. `ksnap capture`

@@ -4,6 +4,12 @@ namespace ksnap::tune {
 
 const char* library_version() { return "ksnap-tune 0.1.0"; }
 
+bool DeviceFingerprint::operator==(const DeviceFingerprint& o) const {
+  return backend == o.backend && name == o.name && uuid == o.uuid && cc_major == o.cc_major &&
+         cc_minor == o.cc_minor && sm_count == o.sm_count && driver_version == o.driver_version &&
+         cuda_version == o.cuda_version && library_version == o.library_version;
+}
+
 std::string DeviceFingerprint::first_difference(const DeviceFingerprint& o) const {
   if (backend != o.backend) return "backend";
   if (name != o.name) return "device name";

@@ -16,19 +16,19 @@ Expected<Estimator> parse_estimator(std::string_view text) {
                     "unknown estimator '" + std::string(text) + "' (median | trimmed_mean)");
 }
 
-double median_of_sorted(std::span<const double> s) {
+double median_of_sorted(const std::vector<double>& s) {
   if (s.empty()) return 0;
   size_t n = s.size();
   return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
-double median(std::span<const double> samples) {
+double median(const std::vector<double>& samples) {
   std::vector<double> v(samples.begin(), samples.end());
   std::sort(v.begin(), v.end());
   return median_of_sorted(v);
 }
 
-double trimmed_mean_of_sorted(std::span<const double> s, double trim) {
+double trimmed_mean_of_sorted(const std::vector<double>& s, double trim) {
   if (s.empty()) return 0;
   size_t g = static_cast<size_t>(std::floor(trim * static_cast<double>(s.size())));
   if (2 * g >= s.size()) return median_of_sorted(s);
@@ -41,7 +41,7 @@ namespace {
 
 // McKean–Schrader (1984): the median's standard error from two order
 // statistics symmetric about the middle; distribution-free, outlier-proof.
-double median_std_error(std::span<const double> s) {
+double median_std_error(const std::vector<double>& s) {
   const double z = 1.959963984540054;
   double n = static_cast<double>(s.size());
   long c = std::lround((n + 1) / 2 - z * std::sqrt(n / 4));
@@ -53,7 +53,7 @@ double median_std_error(std::span<const double> s) {
 
 // Tukey–McLaughlin: se of the g-trimmed mean = s_w / ((1 - 2*trim) sqrt(n)),
 // s_w the standard deviation of the winsorized sample.
-double trimmed_std_error(std::span<const double> s, double trim) {
+double trimmed_std_error(const std::vector<double>& s, double trim) {
   size_t n = s.size();
   size_t g = static_cast<size_t>(std::floor(trim * static_cast<double>(n)));
   double lo = s[g], hi = s[n - 1 - g];
@@ -71,7 +71,7 @@ double trimmed_std_error(std::span<const double> s, double trim) {
 
 }  // namespace
 
-Estimate estimate_sorted(std::span<const double> s, Estimator e) {
+Estimate estimate_sorted(const std::vector<double>& s, Estimator e) {
   Estimate out;
   out.n = s.size();
   if (s.empty()) return out;

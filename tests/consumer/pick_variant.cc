@@ -7,6 +7,10 @@
 //
 //   pick_variant CACHE.json
 //   => "group 1: v1 (separated) after N calls; group 2, from the cache file: v1; sum ok"
+//
+// Built with -DKSNAP_CONSUMER_PLUGIN it has no main() but the C entry point
+// ksnap_consumer_pick(cache) instead, for a shared object that links the
+// static ksnap::tune (tests/consumer/run.sh loads it with Python's ctypes).
 #include <cstdio>
 #include <memory>
 #include <numeric>
@@ -51,16 +55,10 @@ std::unique_ptr<Group> make_group(Kernel& k, const std::string& cache) {
   return std::move(*g);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: pick_variant CACHE.json\n");
-    return 2;
-  }
+int pick(const char* cache_path) {
   const Workload w{1024};
   Kernel k;
-  auto g = make_group(k, argv[1]);
+  auto g = make_group(k, cache_path);
   if (!g) return 1;
   int calls = 0;
   while (!g->decision(w) && calls < 10000) {
@@ -80,12 +78,12 @@ int main(int argc, char** argv) {
               r.reason.substr(0, r.reason.find(':')).c_str(), calls);
 
   Kernel k2;  // a second process: the decision comes from the cache file
-  auto g2 = make_group(k2, argv[1]);
+  auto g2 = make_group(k2, cache_path);
   if (!g2) return 1;
   const bool dispatched = g2->dispatch(w, ArgPack()).is_ok();
   auto cached = g2->decision(w);
   if (!dispatched || !cached || k2.clock->now_us() != 100.0) {
-    std::fprintf(stderr, "\nthe second group did not load the decision from %s\n", argv[1]);
+    std::fprintf(stderr, "\nthe second group did not load the decision from %s\n", cache_path);
     return 1;
   }
   // One dispatch, one launch of v1 (100 µs), no exploration.
@@ -94,3 +92,22 @@ int main(int argc, char** argv) {
   std::printf("sum %s\n", sum_ok ? "ok" : "wrong");
   return *choice == 1 && *cached == 1 && sum_ok ? 0 : 1;
 }
+
+}  // namespace
+
+/// 0 when both groups chose v1 and the sum is right, 1 otherwise.
+extern "C" int ksnap_consumer_pick(const char* cache_path) {
+  const int rc = pick(cache_path);
+  std::fflush(stdout);
+  return rc;
+}
+
+#ifndef KSNAP_CONSUMER_PLUGIN
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: pick_variant CACHE.json\n");
+    return 2;
+  }
+  return ksnap_consumer_pick(argv[1]);
+}
+#endif

@@ -47,6 +47,8 @@ say "built $(basename "$deb") ($(du -k "$deb" | cut -f1) KiB)"
 # ------------------------------------------------------------------ contents
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./||' >"$work/contents"
 for f in usr/bin/ksnap usr/lib/libksnap_tune.a usr/lib/libksnap_diff.a usr/lib/libksnap_store.a \
+         usr/lib/libksnap_tune.so "usr/lib/libksnap_tune.so.${version%.*}" "usr/lib/libksnap_tune.so.$version" \
+         usr/lib/pkgconfig/ksnap-tune-shared.pc \
          usr/include/ksnap/tune/group.h usr/include/ksnap/diff/result.h \
          usr/lib/cmake/ksnap/ksnapConfig.cmake usr/lib/cmake/ksnap/ksnapConfigVersion.cmake \
          usr/lib/cmake/ksnap/ksnapTargets.cmake usr/lib/pkgconfig/ksnap-tune.pc \
@@ -56,6 +58,23 @@ for f in usr/bin/ksnap usr/lib/libksnap_tune.a usr/lib/libksnap_diff.a usr/lib/l
   grep -qx "$f" "$work/contents" || fail "the package has no /$f"
 done
 if grep -E '__pycache__|\.pyc$' "$work/contents"; then fail "the package holds bytecode"; fi
+# The shared library is declared (shlibs) and ldconfig runs on install.
+dpkg-deb -I "$deb" shlibs 2>/dev/null | grep -qx "libksnap_tune ${version%.*} ksnap (>= $version)" ||
+  fail "shlibs: $(dpkg-deb -I "$deb" shlibs 2>&1)"
+dpkg-deb -I "$deb" postinst 2>/dev/null | grep -q '^[[:space:]]*ldconfig' || fail "postinst runs no ldconfig: $(dpkg-deb -I "$deb" postinst 2>&1)"
+# Every static library in the package is position-independent: each one,
+# whole, links into a shared object (a non-PIC object fails with "relocation
+# R_X86_64_PC32 ... recompile with -fPIC").
+dpkg-deb -x "$deb" "$work/contents.d"
+n=0
+for a in "$work"/contents.d/usr/lib/libksnap_*.a; do
+  g++ -shared -o "$work/whole.so" -Wl,--whole-archive "$a" -Wl,--no-whole-archive >"$work/pic.log" 2>&1 ||
+    { head -5 "$work/pic.log"; fail "$(basename "$a") does not link into a shared object"; }
+  n=$((n + 1))
+done
+want="$(find "$src/src" -mindepth 1 -maxdepth 1 -type d | wc -l)"
+[ "$n" = "$want" ] || fail "$n static libraries in the package, $want components in src/"
+say "all $n static libraries link into a shared object (position-independent)"
 [ "$(dpkg-deb -f "$deb" Package)" = ksnap ] && [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] ||
   fail "control: Package/Version"
 # Every Depends entry is installed here, at a version that satisfies it.

@@ -87,9 +87,44 @@ n="$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])
 [ "$n" = 7 ] || fail "the capture holds $n variants, not 7"
 say "ksnap capture with the installed plugin: $(tail -1 "$work/capture.log")"
 
-# The installed CMake package and pkg-config file, from a consumer project.
+# The installed CMake package, from a C++17 consumer project: the static
+# libraries in a program and in a shared object (loaded with ctypes), the
+# shared library in a program.
 cmake -S "$src/tests/consumer" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$root/usr" \
   >"$work/consumer.log" 2>&1 && ninja -C "$work/consumer" >>"$work/consumer.log" 2>&1 ||
   { cat "$work/consumer.log"; fail "consumer project against the package"; }
 say "consumer against the package: $("$work/consumer/pick_variant" "$work/tune.json")"
+out="$("$work/consumer/pick_variant_shared" "$work/tune_shared.json")" || fail "pick_variant_shared: $out"
+loaded="$(ldd "$work/consumer/pick_variant_shared" | sed -n 's/^[[:space:]]*libksnap_tune\.so\.[0-9.]* => \([^ ]*\) .*/\1/p')"
+[ -n "$loaded" ] && [ "$(readlink -f "$loaded")" = "$(readlink -f "$root/usr/lib/libksnap_tune.so.${version%.*}")" ] ||
+  fail "pick_variant_shared does not load the package's libksnap_tune.so: $(ldd "$work/consumer/pick_variant_shared")"
+out="$(/usr/bin/python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(sys.argv[1]).ksnap_consumer_pick(sys.argv[2].encode()))' \
+         "$work/consumer/libpick_plugin.so" "$work/tune_plugin.json")" || fail "libpick_plugin.so via ctypes: $out"
+say "consumer against the package, libksnap_tune.so and the static libraries in a .so: ok"
+# COMPONENTS tune looks up libxxhash only: no libzstd, no libsqlite3 (whose
+# -dev packages a tune user need not have); COMPONENTS store does look them up.
+for lib in xxhash zstd sqlite3; do
+  n="$(grep -c "^KSNAP_${lib}_LIBRARY:" "$work/consumer/CMakeCache.txt" || true)"
+  case "$lib:$n" in xxhash:1|zstd:0|sqlite3:0) ;; *) fail "COMPONENTS tune: lib$lib looked up $n times" ;; esac
+done
+mkdir -p "$work/store_user"
+cat >"$work/store_user/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.22)
+project(store_user LANGUAGES CXX)
+find_package(ksnap 0.1 REQUIRED COMPONENTS store)
+CM
+cmake -S "$work/store_user" -B "$work/store_user/b" -DCMAKE_PREFIX_PATH="$root/usr" >"$work/store_user.log" 2>&1 ||
+  { cat "$work/store_user.log"; fail "find_package(ksnap COMPONENTS store) against the package"; }
+for lib in xxhash zstd sqlite3; do
+  grep -q "^KSNAP_${lib}_LIBRARY:" "$work/store_user/b/CMakeCache.txt" || fail "COMPONENTS store: lib$lib not looked up"
+done
+say "find_package(ksnap COMPONENTS tune) looks up libxxhash only; COMPONENTS store also libzstd and libsqlite3"
+
+# docs/autotune.md's CPU example against the package.
+cmake -S "$src/examples/tune-cpu" -B "$work/example" -G Ninja -DCMAKE_PREFIX_PATH="$root/usr" \
+  >"$work/example.log" 2>&1 && ninja -C "$work/example" >>"$work/example.log" 2>&1 ||
+  { cat "$work/example.log"; fail "examples/tune-cpu against the package"; }
+out="$("$work/example/tune_cpu" "$work/tune_cpu.json")" || fail "tune_cpu: $out"
+[ "$(grep -c 'sums ok$' <<<"$out")" = 3 ] || fail "tune_cpu: $out"
+say "examples/tune-cpu against the package: $(head -1 <<<"$out")"
 

@@ -34,7 +34,10 @@ struct DeviceFingerprint {
   int cuda_version = 0;    ///< CUDA headers the backend was built against
   std::string library_version;
 
-  bool operator==(const DeviceFingerprint& o) const = default;
+  /// Every field equal (written out: a defaulted == is C++20, and this
+  /// header is part of the runtime's C++17 interface).
+  bool operator==(const DeviceFingerprint& o) const;
+  bool operator!=(const DeviceFingerprint& o) const { return !(*this == o); }
   /// Name of the first field that differs from `o` ("" when equal).
   std::string first_difference(const DeviceFingerprint& o) const;
 };

@@ -70,7 +70,7 @@ class CpuBackend : public Backend {
                                 Stream s) override;
   Poll poll(Ticket& t) override;
   Expected<double> wait(Ticket& t) override;
-  void release(Ticket& t) override {}
+  void release(Ticket&) override {}
   bool capturing(Stream) override { return capturing_; }
 
   Expected<DeviceBuffer> alloc(size_t bytes) override;

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstddef>
-#include <span>
 #include <string_view>
 #include <vector>
 
@@ -41,19 +40,22 @@ struct Estimate {
   size_t n = 0;
 };
 
+// The functions below take std::vector, not std::span: this header is part of
+// the runtime's C++17 interface (docs/autotune.md, "C++17").
+
 /// Median of `sorted` (ascending). Empty input gives 0.
-double median_of_sorted(std::span<const double> sorted);
+double median_of_sorted(const std::vector<double>& sorted);
 
 /// Median of unsorted `samples` (copies; O(n)). Empty input gives 0.
-double median(std::span<const double> samples);
+double median(const std::vector<double>& samples);
 
 /// Mean of `sorted` after dropping floor(trim*n) values at each end.
 /// `trim` in [0, 0.5). Empty input gives 0.
-double trimmed_mean_of_sorted(std::span<const double> sorted, double trim = 0.2);
+double trimmed_mean_of_sorted(const std::vector<double>& sorted, double trim = 0.2);
 
 /// Estimate of `sorted` (ascending) by `e`. With fewer than 3 samples the
 /// standard error is the whole range (deliberately uninformative).
-Estimate estimate_sorted(std::span<const double> sorted, Estimator e);
+Estimate estimate_sorted(const std::vector<double>& sorted, Estimator e);
 
 /// Keeps samples sorted as they arrive (insertion into a sorted vector:
 /// O(n) per insert, fine for the few hundred launches a race takes).
@@ -62,7 +64,7 @@ class SortedSamples {
   void add(double x);
   size_t size() const { return sorted_.size(); }
   bool empty() const { return sorted_.empty(); }
-  std::span<const double> sorted() const { return sorted_; }
+  const std::vector<double>& sorted() const { return sorted_; }
   Estimate estimate(Estimator e) const { return estimate_sorted(sorted_, e); }
   void clear() { sorted_.clear(); }
 

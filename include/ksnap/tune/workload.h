@@ -34,6 +34,7 @@ class Workload {
   /// "512x512x512".
   std::string to_string() const;
   bool operator==(const Workload& o) const;
+  bool operator!=(const Workload& o) const { return !(*this == o); }  // C++17 has no rewrite
 
  private:
   int64_t dims_[kMaxDims] = {};
