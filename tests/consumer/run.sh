@@ -35,7 +35,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 
 # The prefix holds the tune runtime and nothing else.
 got="$(cd "$prefix" && find . -type f -o -type l | sed 's|^\./||' | sort)"
-unexpected="$(grep -v -E '^(include/ksnap/(support|capture|tune)/[a-z_]+\.h|lib/libksnap_(support|capture|tune)\.a|lib/cmake/ksnap/ksnap(Config|ConfigVersion|Targets|Targets-release)\.cmake|lib/pkgconfig/ksnap-tune\.pc)$' <<<"$got" || true)"
+unexpected="$(grep -v -E '^(include/ksnap/(support|capture|tune)/[a-z0-9_]+\.h|lib/libksnap_(support|capture|tune)\.a|lib/cmake/ksnap/ksnap(Config|ConfigVersion|Targets|Targets-release)\.cmake|lib/pkgconfig/ksnap-tune\.pc)$' <<<"$got" || true)"
 [ -z "$unexpected" ] || fail "the tune-only prefix holds more than the runtime: $unexpected"
 for f in lib/libksnap_tune.a lib/libksnap_capture.a lib/libksnap_support.a include/ksnap/tune/group.h \
          lib/cmake/ksnap/ksnapConfig.cmake lib/pkgconfig/ksnap-tune.pc; do
