@@ -21,7 +21,7 @@ Status path_error(const capture::Manifest& m, size_t index, std::string_view fie
   return m.entry_error(index, field, s.message(), s.code(), stage);
 }
 
-/// The variant of manifest entry `index`: its identity and what the
+/// The variant of a manifest entry: its identity and what the
 /// manifest records (capture::read_manifest checked every field).
 Variant variant_of(const capture::ManifestEntry& e) {
   Variant v;
