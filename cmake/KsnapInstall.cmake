@@ -6,7 +6,7 @@
 #   => bin/ksnap
 #      include/ksnap/<component>/*.h
 #      lib/libksnap_<component>.a                         (position-independent)
-#      lib/libksnap_tune.so -> .so.0.1 -> .so.0.1.0        (support + tune, ksnap::tune_shared)
+#      lib/libksnap_tune.so -> .so.0.1 -> .so.0.1.0        (support + capture + tune, ksnap::tune_shared)
 #      lib/cmake/ksnap/ksnap{Config,ConfigVersion,Targets*}.cmake
 #      lib/pkgconfig/ksnap-tune.pc, ksnap-tune-shared.pc
 #      lib/python3/dist-packages/ksnap_triton/          (KSNAP_PYTHON_INSTALL_DIR)

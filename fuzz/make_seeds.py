@@ -82,6 +82,12 @@ def main():
     put("capture_fuzz", "link_out",
         json.dumps(dict(manifest, entries=[dict(entry, stages={"ttir": "cache/ABC/out.ttir"})])))
 
+    put("manifest_fuzz", "plugin_entry", json.dumps(dict(manifest, entries=[staged]), indent=1))
+    put("manifest_fuzz", "corpus_layout",
+        open(os.path.join(EX, "base", "manifest.json")).read())
+    put("manifest_fuzz", "shard",
+        json.dumps(dict(manifest, format="ksnap-capture-shard",
+                        shard={"host": "h", "pid": 1}, entries=[entry, staged])))
     put("json_fuzz", "manifest", json.dumps(manifest, indent=1))
     put("json_fuzz", "metadata", meta)
     put("json_fuzz", "escapes", '{"a\\u0041": ["\\ud83d\\ude00", "\\n\\t", -0.0, 1e308, '

@@ -16,6 +16,8 @@ fi
 # Install, package and workflow tests: the .deb (dpkg-dev for its Depends),
 # pip into a venv, the workflow step runner (yaml), the YAML lint (npm).
 pkgs+=(dpkg-dev python3-venv python3-pip python3-setuptools python3-wheel python3-yaml)
+# The manifest schema check of the plugin's tests (python/tests/test_manifest_schema.py).
+pkgs+=(python3-jsonschema)
 # The CMake 3.22 check (tests/cmake/min_version.sh) downloads Ubuntu's cmake.
 pkgs+=(curl ca-certificates)
 command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "build/json_text.h"
+#include "ksnap/capture/json_text.h"
 
 namespace ksnap::build {
 
@@ -56,7 +56,7 @@ Status read_metadata(PathGuard& guard, const std::string& rel, Variant* v) {
       continue;
     }
     if (k == "global_scratch_align" || k == "profile_scratch_align") continue;
-    v->compile_options[k] = python_json(it.value());
+    v->compile_options[k] = capture::python_json(it.value());
   }
   return Status::ok();
 }

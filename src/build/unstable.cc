@@ -11,7 +11,7 @@
 
 #include <algorithm>
 
-#include "build/json_text.h"
+#include "ksnap/capture/json_text.h"
 
 namespace ksnap::build {
 
@@ -38,18 +38,13 @@ json identity_json(const Variant& v) {
           {"cache_dir", v.cache_dir}};
 }
 
-/// Reads the identity fields of the entry at `e` (type errors located there).
+/// Reads the identity fields of the entry at `e` (type errors located there):
+/// the manifest entry's (capture::read_variant_key), `signature` as written
+/// and `cache_dir`.
 Status read_identity(const ksnap::json::Node& e, Variant* v) {
-  using ksnap::json::Need;
-  KSNAP_RETURN_IF_ERROR(e.expect_object(Need::kRequired));
-  KSNAP_RETURN_IF_ERROR(e["kernel"].read(&v->kernel, Need::kRequired));
-  for (auto [name, dst] : {std::pair{"qualname", &v->qualname},
-                           std::pair{"source_file", &v->source_file}, std::pair{"key", &v->key},
-                           std::pair{"signature", &v->signature},
-                           std::pair{"cache_dir", &v->cache_dir}})
-    KSNAP_RETURN_IF_ERROR(e[name].read(dst));
-  KSNAP_RETURN_IF_ERROR(read_python_json_map(e["constexprs"], &v->constexprs));
-  return read_python_json_map(e["options"], &v->options);
+  KSNAP_RETURN_IF_ERROR(capture::read_variant_key(e, v));
+  KSNAP_RETURN_IF_ERROR(e["signature"].read(&v->signature));
+  return e["cache_dir"].read(&v->cache_dir);
 }
 
 /// An optional count, kept as uint32_t (larger values saturate).
@@ -162,10 +157,8 @@ Expected<UnstableReport> parse_unstable(std::string_view text, const std::string
 }
 
 bool same_variant_identity(const Variant& a, const Variant& b) {
-  if (a.kernel != b.kernel || a.signature != b.signature || a.id() != b.id()) return false;
-  if (a.source() == b.source()) return true;
-  std::vector<std::string> x = source_components(a), y = source_components(b);
-  return x.empty() || y.empty() || common_source_suffix(x, y) > 0;
+  return a.kernel == b.kernel && capture::variant_text(a) == capture::variant_text(b) &&
+         capture::compatible_sources(a, b);
 }
 
 size_t mark_unstable(const UnstableReport& r, UnstableMatch how, Build* b) {
@@ -174,8 +167,7 @@ size_t mark_unstable(const UnstableReport& r, UnstableMatch how, Build* b) {
     for (const UnstableVariant& u : r.variants) {
       const Variant& w = u.variant;
       const bool match = how == UnstableMatch::kSameCapture
-                             ? w.kernel == v.kernel && w.cache_dir == v.cache_dir &&
-                                   w.source() == v.source()
+                             ? capture::same_kernel(w, v) && w.cache_dir == v.cache_dir
                              : same_variant_identity(w, v);
       if (!match) continue;
       for (const UnstableStage& s : u.stages) {

@@ -18,26 +18,9 @@ int stage_rank(const std::string& stage) {
   return -1;
 }
 
-std::string json_object_text(const std::map<std::string, std::string>& kv) {
-  std::string out = "{";
-  bool first = true;
-  for (const auto& [k, v] : kv) {
-    if (!first) out += ", ";
-    first = false;
-    out += '"';
-    for (char c : k) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += "\": ";
-    out += v;
-  }
-  return out + "}";
+bool Variant::unstable(const std::string& stage) const {
+  return std::binary_search(unstable_stages.begin(), unstable_stages.end(), stage);
 }
-
-std::string Variant::constexprs_text() const { return json_object_text(constexprs); }
-std::string Variant::options_text() const { return json_object_text(options); }
-std::string Variant::id() const { return kernel + "|" + constexprs_text() + "|" + options_text(); }
 
 const StageFile* Variant::stage(const std::string& name) const {
   for (const auto& s : stages)

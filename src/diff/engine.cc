@@ -375,18 +375,11 @@ void add_binary(const build::Variant* b, const build::Variant* h, const std::str
 }
 
 /// The entry of `head.not_rebuilt` that names `base_variant` (a recompile
-/// of it that failed): same kernel and JIT key (the key spells the
-/// specialization, constexpr values and explicit options), and the same
-/// qualname where both record one. Null when none does.
+/// of it that failed: capture::names_variant). Null when none does.
 const build::NotRebuilt* not_rebuilt_match(const build::Build& head,
                                            const build::Variant& base_variant) {
-  for (const build::NotRebuilt& n : head.not_rebuilt) {
-    if (n.kernel != base_variant.kernel || n.key.empty() || n.key != base_variant.key) continue;
-    if (!n.qualname.empty() && !base_variant.qualname.empty() &&
-        n.qualname != base_variant.qualname)
-      continue;
-    return &n;
-  }
+  for (const build::NotRebuilt& n : head.not_rebuilt)
+    if (capture::names_variant(n, base_variant)) return &n;
   return nullptr;
 }
 

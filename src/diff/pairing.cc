@@ -12,18 +12,20 @@ namespace {
 using build::Variant;
 
 /// Identity keys start with the kernel: its name and the source it is
-/// defined in (BASE's spelling for both sides, see continued_sources).
+/// defined in (BASE's spelling for both sides, see continued_sources); the
+/// rest is the variant's capture::VariantKey (variant_text: signature,
+/// constexprs, options; leftover_text: constexprs).
 std::string kernel_key(const Variant& v, const std::string& source) {
   return v.kernel + "\x1f" + source;
 }
 
 std::string exact_key(const Variant& v, const std::string& source) {
-  return kernel_key(v, source) + "\x1f" + v.signature + "\x1f" + v.constexprs_text() + "\x1f" +
-         v.options_text() + (v.constexprs_known ? "" : "\x1f" + v.cache_dir);
+  return kernel_key(v, source) + "\x1f" + capture::variant_text(v) +
+         (v.constexprs_known ? "" : "\x1f" + v.cache_dir);
 }
 
 std::string constexpr_key(const Variant& v, const std::string& source) {
-  return kernel_key(v, source) + "\x1f" + v.constexprs_text();
+  return kernel_key(v, source) + "\x1f" + capture::leftover_text(v);
 }
 
 std::string metadata_key(const Variant& v, const std::string& source) {

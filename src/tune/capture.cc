@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "ksnap/capture/manifest.h"
 #include "ksnap/support/file.h"
 #include "ksnap/support/json.h"
 #include "ksnap/support/path_guard.h"
@@ -27,30 +28,63 @@ Status read_int(const json::Node& j, const char* key, int64_t lo, int64_t hi, in
   return Status::ok();
 }
 
-void int_map(const json::Value& j, std::map<std::string, int64_t>& out) {
-  if (!j.is_object()) return;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const json::Value& v = it.value();
+/// The integer (and boolean, as 0/1) values of a map of JSON texts.
+void int_map(const std::map<std::string, std::string>& texts, std::map<std::string, int64_t>& out) {
+  for (const auto& [name, text] : texts) {
+    const json::Value v = json::parse_or_string(text);
     if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}) continue;
-    if (v.is_number_integer()) out[it.key()] = v.get<int64_t>();
-    if (v.is_boolean()) out[it.key()] = v.get<bool>();
+    if (v.is_number_integer()) out[name] = v.get<int64_t>();
+    if (v.is_boolean()) out[name] = v.get<bool>();
   }
 }
 
-std::string label_of(const CapturedVariant& v, const json::Value& constexprs,
-                     const json::Value& options) {
+/// "BLOCK_SIZE_M=128,...,num_warps=8": constexprs then options, sorted by
+/// name; string values bare, others as compact JSON.
+std::string label_of(const CapturedVariant& v) {
   std::string out;
-  auto add = [&](const json::Value& obj) {
-    if (!obj.is_object()) return;
-    for (auto it = obj.begin(); it != obj.end(); ++it) {
+  for (const auto* kv : {&v.identity.constexprs, &v.identity.options}) {
+    for (const auto& [name, text] : *kv) {
+      const json::Value val = json::parse_or_string(text);
       if (!out.empty()) out += ",";
-      out += it.key() + "=" +
-             (it.value().is_string() ? it.value().get<std::string>() : json::dump(it.value()));
+      out += name + "=" + (val.is_string() ? val.get<std::string>() : json::dump(val));
     }
-  };
-  add(constexprs);
-  add(options);
+  }
   return out.empty() ? v.kernel + "@" + v.cache_dir : out;
+}
+
+/// The capture's kernels, in order of first entry, with the entries of each.
+struct KernelGroups {
+  std::vector<CapturedKernel> kernels;
+  std::vector<std::vector<size_t>> entries;  ///< Per kernel: indices into the manifest.
+};
+
+KernelGroups group_kernels(const capture::Manifest& m) {
+  KernelGroups g;
+  std::map<std::string, size_t> index;  // capture::kernel_text -> kernels[i]
+  std::vector<capture::KernelSource> sources;
+  for (size_t i = 0; i < m.entries.size(); ++i) {
+    const capture::VariantKey& k = m.entries[i].key;
+    auto [it, fresh] = index.emplace(capture::kernel_text(k), g.kernels.size());
+    if (fresh) {
+      g.kernels.push_back({k.kernel, k.source(), k.source_kind(), k.kernel, 0});
+      g.entries.emplace_back();
+      sources.push_back({k.kernel, k.source(), &k});
+    }
+    ++g.kernels[it->second].variants;
+    g.entries[it->second].push_back(i);
+  }
+  const auto tails = capture::kernel_source_tails(sources);
+  for (CapturedKernel& k : g.kernels) {
+    auto it = tails.find({k.kernel, k.source});
+    if (it != tails.end()) k.selector = k.kernel + "@" + (k.source.empty() ? "" : it->second);
+  }
+  return g;
+}
+
+/// "matmul_kernel@a.py (/ci/a.py, 3 variants)".
+std::string describe(const CapturedKernel& k) {
+  return k.selector + " (" + (k.source.empty() ? "source unknown" : k.source) + ", " +
+         std::to_string(k.variants) + (k.variants == 1 ? " variant)" : " variants)");
 }
 
 /// A guarded file of the capture, located at its path when missing.
@@ -98,40 +132,65 @@ Expected<TritonLaunchMeta> parse_triton_meta(std::string_view text, const std::s
   return m;
 }
 
+Expected<std::vector<CapturedKernel>> list_capture_kernels(const std::string& capture_dir) {
+  KSNAP_ASSIGN_OR_RETURN(capture::Manifest m, capture::read_manifest(capture_dir));
+  return group_kernels(m).kernels;
+}
+
 Expected<std::vector<CapturedVariant>> load_capture_kernel(const std::string& capture_dir,
-                                                           const std::string& kernel,
+                                                           const std::string& selector,
                                                            bool read_cubins) {
-  using json::Need;
-  const std::string mpath = capture_dir + "/manifest.json";
-  KSNAP_ASSIGN_OR_RETURN(TextBuffer mtext, read_text_file(mpath));
-  KSNAP_ASSIGN_OR_RETURN(json::Document doc, json::Document::parse(mtext.view(), mpath));
-  json::Node m = doc.root();
-  if (!m["entries"].is_array()) return m.error("capture manifest has no \"entries\" array");
-  std::string format = "ksnap-capture";
-  KSNAP_RETURN_IF_ERROR(m["format"].read(&format));
-  if (format != "ksnap-capture") return m["format"].error("not a ksnap capture manifest");
+  KSNAP_ASSIGN_OR_RETURN(capture::Manifest m, capture::read_manifest(capture_dir));
+  const KernelGroups groups = group_kernels(m);
+  const size_t at = selector.find('@');
+  const std::string name = selector.substr(0, at);
+  const std::string tail = at == std::string::npos ? "" : selector.substr(at + 1);
+  std::vector<size_t> matches;
+  for (size_t g = 0; g < groups.kernels.size(); ++g) {
+    const CapturedKernel& k = groups.kernels[g];
+    if (k.kernel != name) continue;
+    // The selector a listing printed picks its kernel, whatever the tail rule says.
+    if (selector == k.selector ||
+        (at == std::string::npos ? true
+                                 : capture::source_has_tail(m.entries[groups.entries[g][0]].key, tail)))
+      matches.push_back(g);
+  }
+  if (matches.size() > 1) {
+    for (size_t g : matches)
+      if (groups.kernels[g].selector == selector) matches = {g};
+  }
+  if (matches.empty()) {
+    std::string list;
+    std::set<std::string> seen;
+    for (const CapturedKernel& k : groups.kernels)
+      if (seen.insert(k.selector).second) list += (list.empty() ? "" : ", ") + k.selector;
+    return make_error(ErrorCode::kNotFound,
+                      "capture has no kernel '" + selector + "' (it has: " + list + ")",
+                      {m.file, 0, 0});
+  }
+  if (matches.size() > 1) {
+    std::string list;
+    for (size_t g : matches) list += (list.empty() ? "" : ", ") + describe(groups.kernels[g]);
+    return make_error(ErrorCode::kInvalidArgument,
+                      "kernel '" + selector + "' is defined in " + std::to_string(matches.size()) +
+                          " places in this capture, each its own autotune group: " + list +
+                          "; name one as NAME@SOURCE (a trailing part of its path or module)",
+                      {m.file, 0, 0});
+  }
   PathGuard guard(capture_dir);
   std::vector<CapturedVariant> out;
-  std::set<std::string> kernels;
-  for (size_t i = 0; i < m["entries"].size(); ++i) {
-    json::Node e = m["entries"][i];
-    KSNAP_RETURN_IF_ERROR(e.expect_object(Need::kRequired));
+  for (size_t i : groups.entries[matches[0]]) {
+    const capture::ManifestEntry& e = m.entries[i];
     CapturedVariant v;
-    KSNAP_RETURN_IF_ERROR(e["kernel"].read(&v.kernel, Need::kRequired));
-    KSNAP_RETURN_IF_ERROR(e["cache_dir"].read(&v.cache_dir, Need::kRequired));
-    kernels.insert(v.kernel);
-    if (v.kernel != kernel) continue;
-    if (!is_plain_name(v.cache_dir) || !is_plain_name(v.kernel))
-      return e["cache_dir"].error("\"cache_dir\" and \"kernel\" must each be one plain name",
-                                  ErrorCode::kInvalidArgument);
-    const json::Value empty = json::Value::object();
-    const json::Value& cx = e["constexprs"].present() ? e["constexprs"].value() : empty;
-    const json::Value& op = e["options"].present() ? e["options"].value() : empty;
-    KSNAP_RETURN_IF_ERROR(e["constexprs"].expect_object());
-    KSNAP_RETURN_IF_ERROR(e["options"].expect_object());
-    int_map(cx, v.constexprs);
-    int_map(op, v.options);
-    v.label = label_of(v, cx, op);
+    v.kernel = e.key.kernel;
+    v.identity = e.key;
+    v.cache_dir = e.cache_dir;
+    if (!is_plain_name(v.kernel))
+      return m.entry_error(i, "kernel", "\"kernel\" must be one plain name",
+                           ErrorCode::kInvalidArgument);
+    int_map(v.identity.constexprs, v.constexprs);
+    int_map(v.identity.options, v.options);
+    v.label = label_of(v);
     const std::string base = "cache/" + v.cache_dir + "/" + v.kernel;
     KSNAP_ASSIGN_OR_RETURN(std::string meta_path, capture_file(guard, base + ".json"));
     KSNAP_ASSIGN_OR_RETURN(TextBuffer meta_text, read_text_file(meta_path));
@@ -148,13 +207,6 @@ Expected<std::vector<CapturedVariant>> load_capture_kernel(const std::string& ca
       v.cubin = std::move(*bin);
     }
     out.push_back(std::move(v));
-  }
-  if (out.empty()) {
-    std::string list;
-    for (const auto& k : kernels) list += (list.empty() ? "" : ", ") + k;
-    return make_error(ErrorCode::kNotFound,
-                      "capture has no kernel '" + kernel + "' (it has: " + list + ")",
-                      {mpath, 0, 0});
   }
   return out;
 }

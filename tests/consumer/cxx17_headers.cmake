@@ -2,7 +2,7 @@
 # ksnap/tune/ and every header they include from ksnap/ (followed
 # transitively: today support/status.h), each alone in a translation unit, with
 # -std=c++17 -Wall -Wextra -Wpedantic -Werror. Also checked: the headers
-# reached are tune's and support's only (tune depends on support alone), and,
+# reached are tune's, capture's and support's only (tune depends on those alone), and,
 # so that a pass means something, that these flags do reject a C++20-only
 # header (<span>).
 #
@@ -33,9 +33,9 @@ while(todo)
   if(h IN_LIST headers)
     continue()
   endif()
-  if(NOT h MATCHES "^(tune|support)/")
+  if(NOT h MATCHES "^(tune|capture|support)/")
     message(FATAL_ERROR "cxx17_headers: the tune headers include ksnap/${h}: "
-                        "tune may depend on support only")
+                        "tune may depend on capture and support only")
   endif()
   if(NOT EXISTS "${INCLUDE_DIR}/ksnap/${h}")
     message(FATAL_ERROR "cxx17_headers: ksnap/${h} is included but not in ${INCLUDE_DIR}")

@@ -41,13 +41,13 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 
 # The prefix holds the tune runtime and nothing else.
 got="$(cd "$prefix" && find . -type f -o -type l | sed 's|^\./||' | sort)"
-unexpected="$(grep -v -E '^(include/ksnap/(support|tune)/[a-z0-9_]+\.h|lib/libksnap_(support|tune)\.a|lib/libksnap_tune\.so(\.[0-9]+\.[0-9]+(\.[0-9]+)?)?|lib/cmake/ksnap/ksnap(Config|ConfigVersion|Targets|Targets-release)\.cmake|lib/pkgconfig/ksnap-tune(-shared)?\.pc)$' <<<"$got" || true)"
+unexpected="$(grep -v -E '^(include/ksnap/(support|capture|tune)/[a-z0-9_]+\.h|lib/libksnap_(support|capture|tune)\.a|lib/libksnap_tune\.so(\.[0-9]+\.[0-9]+(\.[0-9]+)?)?|lib/cmake/ksnap/ksnap(Config|ConfigVersion|Targets|Targets-release)\.cmake|lib/pkgconfig/ksnap-tune(-shared)?\.pc)$' <<<"$got" || true)"
 [ -z "$unexpected" ] || fail "the tune-only prefix holds more than the runtime: $unexpected"
-for f in lib/libksnap_tune.a lib/libksnap_support.a lib/libksnap_tune.so include/ksnap/tune/group.h \
+for f in lib/libksnap_tune.a lib/libksnap_capture.a lib/libksnap_support.a lib/libksnap_tune.so include/ksnap/tune/group.h \
          lib/cmake/ksnap/ksnapConfig.cmake lib/pkgconfig/ksnap-tune.pc lib/pkgconfig/ksnap-tune-shared.pc; do
   [ -e "$prefix/$f" ] || fail "the prefix has no $f"
 done
-echo "consumer: prefix holds $(wc -l <<<"$got") files: support + tune headers, 2 static libraries, libksnap_tune.so, CMake config, 2 .pc files"
+echo "consumer: prefix holds $(wc -l <<<"$got") files: support + capture + tune headers, 3 static libraries, libksnap_tune.so, CMake config, 2 .pc files"
 
 # The installed headers, each alone, as C++17.
 for cxx in g++ clang++; do

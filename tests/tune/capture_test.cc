@@ -62,8 +62,8 @@ TEST(Capture, BrokenCapturesNameTheFile) {
   ::mkdir((dir + "/cache").c_str(), 0755);
   ::mkdir((dir + "/cache/x").c_str(), 0755);
   ASSERT_TRUE(write_file_atomic(dir + "/manifest.json",
-                                "{\"format\": \"ksnap-capture\", \"entries\": [\n"
-                                "{\"kernel\": \"k\", \"cache_dir\": \"x\"}]}")
+                                "{\"format\": \"ksnap-capture\", \"format_version\": 1,\n"
+                                "\"entries\": [{\"kernel\": \"k\", \"cache_dir\": \"x\"}]}")
                   .is_ok());
   auto no_meta = load_capture_kernel(dir, "k");
   ASSERT_FALSE(no_meta);

@@ -1,4 +1,5 @@
-// ksnap tune replay / ksnap tune cache.
+// ksnap tune replay / ksnap tune cache / ksnap tune groups.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -7,6 +8,7 @@
 #include "ksnap/support/hash.h"
 #include "ksnap/support/text.h"
 #include "ksnap/tune/cache.h"
+#include "ksnap/tune/capture.h"
 #include "ksnap/tune/replay.h"
 
 namespace ksnap::cli {
@@ -71,10 +73,30 @@ int run_cache(const std::string& path) {
   return kExitOk;
 }
 
+/// One line per kernel of the capture (one autotune group each): the
+/// selector that picks it, its variants and where it is defined.
+int run_groups(const std::string& dir) {
+  auto kernels = tune::list_capture_kernels(dir);
+  if (!kernels) return report_error(kernels.status());
+  auto shown = [](const std::string& s) { return escape_control(s, /*keep_tab=*/false); };
+  size_t width = 0;
+  for (const auto& k : *kernels) width = std::max(width, shown(k.selector).size());
+  for (const auto& k : *kernels) {
+    const char* kind = k.source_kind == capture::SourceKind::kModule ? "module"
+                       : k.source_kind == capture::SourceKind::kFile ? "file"
+                                                                      : "source unknown";
+    std::printf("%-*s %4zu %-8s %s%s%s\n", static_cast<int>(width), shown(k.selector).c_str(),
+                k.variants, k.variants == 1 ? "variant" : "variants", kind,
+                k.source.empty() ? "" : " ", shown(k.source).c_str());
+  }
+  std::printf("%zu %s\n", kernels->size(), kernels->size() == 1 ? "group" : "groups");
+  return kExitOk;
+}
+
 }  // namespace
 
 void register_tune_commands(CLI::App& app, Context& ctx) {
-  CLI::App* t = app.add_subcommand("tune", "Autotune groups: replay recorded timings, inspect caches");
+  CLI::App* t = app.add_subcommand("tune", "Autotune groups: list a capture's groups, replay recorded timings, inspect caches");
   t->require_subcommand(1);
 
   auto ra = std::make_shared<ReplayArgs>();
@@ -105,6 +127,12 @@ void register_tune_commands(CLI::App& app, Context& ctx) {
   CLI::App* c = t->add_subcommand("cache", "List the decisions in a tuning cache file");
   c->add_option("file", *path, "Cache file (KSNAP_TUNE_CACHE)")->required();
   c->callback([path, &ctx] { ctx.exit_code = run_cache(*path); });
+
+  auto capture_dir = std::make_shared<std::string>();
+  CLI::App* g = t->add_subcommand(
+      "groups", "List a capture's kernels: one autotune group each, by name and source");
+  g->add_option("capture", *capture_dir, "Capture folder (manifest.json)")->required();
+  g->callback([capture_dir, &ctx] { ctx.exit_code = run_groups(*capture_dir); });
 }
 
 }  // namespace ksnap::cli

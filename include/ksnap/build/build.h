@@ -22,6 +22,9 @@
 #include <string_view>
 #include <vector>
 
+#include "ksnap/capture/manifest.h"
+#include "ksnap/capture/recompile.h"
+#include "ksnap/capture/variant_key.h"
 #include "ksnap/support/file.h"
 #include "ksnap/support/status.h"
 
@@ -56,24 +59,16 @@ struct StageFile {
 /// Reads a stage's text (from memory or disk), rejecting binary junk.
 Expected<TextBuffer> read_stage(const StageFile& f);
 
-/// What `Variant::source()` names.
-enum class SourceKind : uint8_t {
-  kUnknown,  ///< Nothing recorded (corpus manifests, bare caches): "".
-  kModule,   ///< An importable module: the qualname, `pkg.mod.kernel`.
-  kFile,     ///< A script run as `__main__` (or no qualname): its source file.
-};
+/// What `Variant::source()` names (capture/variant_key.h).
+using SourceKind = capture::SourceKind;
 
-/// One compiled variant of one kernel.
-struct Variant {
-  std::string kernel;     ///< Function name, "matmul_kernel".
-  std::string qualname;   ///< module.function when known.
-  std::string key;        ///< Triton's JIT specialization key, verbatim ("" if unknown).
-  std::string signature;  ///< Argument specialization: the key's leading [...] list.
-  /// Constexpr values and explicitly passed compile options, name -> JSON
-  /// value text (e.g. "256", "false", "\"ieee\"").
-  std::map<std::string, std::string> constexprs;
-  std::map<std::string, std::string> options;
-  bool constexprs_known = true;  ///< False for bare-cache variants.
+/// One compiled variant of one kernel. Its identity — kernel, qualname,
+/// source_file, key, signature, constexprs, options, constexprs_known, and
+/// source(), id() — is its capture::VariantKey (docs/capture-format.md,
+/// "Variant identity"); the rest is what the build holds of it.
+struct Variant : capture::VariantKey {
+  /// The identity alone (for matching, keys, labels).
+  const capture::VariantKey& identity() const { return *this; }
   /// Every compile option the compiler recorded (from `<kernel>.json`):
   /// num_warps, num_stages, enable_fp_fusion, arch, ... (JSON value text).
   std::map<std::string, std::string> compile_options;
@@ -82,8 +77,7 @@ struct Variant {
   std::vector<StageFile> binaries;  ///< cubin / hsaco / zebin / binary spv, by stage name.
   /// Resource figures: n_regs, n_spills, shared (bytes), ...
   std::map<std::string, int64_t> resources;
-  std::string source_file;  ///< Python source path, when recorded.
-  int32_t source_line = -1;
+  int32_t source_line = -1;  ///< Line of the kernel's `def` in source_file.
   /// Benchmark attribution recorded by the capture plugin: the script and
   /// the benchmark-point labels that launched this variant.
   std::string benchmark_script;
@@ -94,21 +88,8 @@ struct Variant {
   /// (docs/capture-format.md) or the history store. Sorted, unique.
   std::vector<std::string> unstable_stages;
 
-  /// `kernel|{"A": 1, "B": 2}|{"num_warps": 4}` — JSON objects with sorted
-  /// keys, Python json.dumps spacing. With `source()` and `signature` it is
-  /// the identity ksnap pairs on (docs/capture-format.md, "Variant identity").
-  std::string id() const;
-  /// Where the kernel is defined: the qualname when its module is not
-  /// `__main__` (`suite_kernels.matmul_kernel`: stable when the checkout
-  /// moves); else the source file as recorded (`/ci/w/bench/a.py`: a script
-  /// run as `__main__`, compared across builds by path suffix); else the
-  /// qualname (`__main__.k`); else "" (unknown).
-  std::string source() const;
-  SourceKind source_kind() const;
   /// True when `stage` is in `unstable_stages`.
   bool unstable(const std::string& stage) const;
-  std::string constexprs_text() const;
-  std::string options_text() const;
   /// The stage file for `stage`, or null.
   const StageFile* stage(const std::string& stage) const;
   /// The binary artifact for `stage` ("cubin", "spv", ...), or null.
@@ -121,16 +102,8 @@ struct Variant {
 enum class BuildKind : uint8_t { kCapture, kTritonCache, kMemory };
 
 /// A variant that `ksnap recompile` was asked to rebuild into this build and
-/// could not (a compile error, a timeout, a refused source): read from the
-/// capture's `recompile.json` (docs/recompile.md). It has no stage files, so
-/// the diff reports it as not rebuilt, never as removed.
-struct NotRebuilt {
-  std::string kernel;
-  std::string qualname;  ///< module.function when recorded.
-  std::string key;       ///< Triton's JIT key: with kernel and qualname, the identity matched.
-  std::string phase;     ///< "compile", "timeout", "source", ... ("skipped" for skipped variants).
-  std::string reason;    ///< The last line of the error, or why it was skipped.
-};
+/// could not: read from the capture's `recompile.json` (capture/recompile.h).
+using NotRebuilt = capture::NotRebuilt;
 
 struct Build {
   std::string root;  ///< Path it was loaded from.
@@ -144,45 +117,20 @@ struct Build {
   std::vector<NotRebuilt> not_rebuilt;
 };
 
-/// Reads a capture's `recompile.json` (written by `ksnap recompile`): its
-/// failed and skipped variants. Errors are located in `path`.
-Expected<std::vector<NotRebuilt>> read_recompile_report(const std::string& path);
-/// The same for a report's text; errors are located in `name`.
-Expected<std::vector<NotRebuilt>> parse_recompile_report(std::string_view text,
-                                                         const std::string& name);
-
-/// The source of `v` as a path of names, for comparing where two kernels
-/// are defined across builds: module components without the kernel name
-/// (`pkg.mod.k` -> {pkg, mod}) or path components with `.py` dropped from
-/// the file name (`/ci/w/pkg/mod.py` -> {ci, w, pkg, mod}); a module and the
-/// file it was loaded from share their trailing components. Empty = unknown.
-std::vector<std::string> source_components(const Variant& v);
-
-/// Number of trailing source components `a` and `b` share.
-size_t common_source_suffix(const std::vector<std::string>& a, const std::vector<std::string>& b);
-
-/// The last `n` components of a source as written (`bench/a.py`,
-/// `pkg.mod`); the whole source when it has fewer. For labels that tell
-/// apart kernels of one name.
-std::string source_tail(const Variant& v, size_t n);
-
-/// Labels for kernels that share a name: for each (kernel, source) of
-/// `kernels` whose kernel name is defined in two or more sources,
-/// "kernel (tail)" with the shortest source_tail that tells the sources
-/// apart (the whole source at worst, "source unknown" when empty). Kernels
-/// defined in one source are absent: their label is the name itself.
-/// Example: matmul_kernel in /ci/a/bench.py and /ci/b/bench.py ->
-/// "matmul_kernel (a/bench.py)", "matmul_kernel (b/bench.py)".
-struct KernelSource {
-  std::string kernel;
-  std::string source;              ///< As Variant::source() spells it ("" = unknown).
-  const Variant* variant = nullptr;  ///< One variant defined there (its source kind).
-};
-std::map<std::pair<std::string, std::string>, std::string> kernel_labels(
-    const std::vector<KernelSource>& kernels);
+// Identity helpers, defined once in capture/variant_key.h and used here
+// under their build names: source_components, common_source_suffix,
+// source_tail, kernel_labels (with KernelSource), json_object_text.
+using capture::common_source_suffix;
+using capture::json_object_text;
+using capture::kernel_labels;
+using capture::KernelSource;
+using capture::source_components;
+using capture::source_tail;
+using capture::read_recompile_report;
+using capture::parse_recompile_report;
 
 /// Highest capture format_version this ksnap reads.
-inline constexpr int kCaptureFormatVersion = 1;
+using capture::kCaptureFormatVersion;
 
 /// Loads a capture folder or a bare Triton cache folder. Errors name the file
 /// and, for manifests, the line: a manifest that is not JSON, has the wrong
@@ -193,9 +141,5 @@ Expected<Build> load_build(const std::string& path);
 /// Same, for a folder known to be a capture / a Triton cache.
 Expected<Build> load_capture(const std::string& dir);
 Expected<Build> load_triton_cache(const std::string& dir);
-
-/// Formats a JSON object of `name -> json text` with sorted keys and Python's
-/// json.dumps separators: {"A": 1, "B": true}.
-std::string json_object_text(const std::map<std::string, std::string>& kv);
 
 }  // namespace ksnap::build

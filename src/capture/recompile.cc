@@ -7,22 +7,19 @@
 //                "key": "[('*fp16', 'D'), ...]{...}", "qualname": "suite.attn_fwd",
 //                "phase": "timeout", "error": "killed after 60 s"}],
 //    "skipped": []}
-// and load_capture("out") sets Build::not_rebuilt = {{attn_fwd, suite.attn_fwd,
-// key, "timeout", "killed after 60 s"}}: `ksnap diff cap out` reports that
-// variant as not rebuilt instead of removed.
+// and read_recompile_report gives {{{attn_fwd, suite.attn_fwd, key}, "timeout",
+// "killed after 60 s"}}; load_capture keeps it as Build::not_rebuilt, and
+// `ksnap diff cap out` reports that variant as not rebuilt instead of removed.
 #include <string>
 #include <vector>
 
-#include "ksnap/build/build.h"
+#include "ksnap/capture/recompile.h"
 #include "ksnap/support/file.h"
 #include "ksnap/support/json.h"
 
-namespace ksnap::build {
+namespace ksnap::capture {
 
 namespace {
-
-/// Highest recompile report format_version this ksnap reads.
-constexpr int kRecompileReportVersion = 1;
 
 /// The last non-blank line of an error text (a traceback's message).
 std::string last_line(const std::string& text) {
@@ -43,9 +40,10 @@ Status read_list(const json::Node& report, const char* list, const char* phase,
     json::Node item = items[i];
     KSNAP_RETURN_IF_ERROR(item.expect_object(Need::kRequired));
     NotRebuilt n;
-    KSNAP_RETURN_IF_ERROR(item["kernel"].read(&n.kernel, Need::kRequired));
-    KSNAP_RETURN_IF_ERROR(item["qualname"].read(&n.qualname));
-    KSNAP_RETURN_IF_ERROR(item["key"].read(&n.key));
+    KSNAP_RETURN_IF_ERROR(item["kernel"].read(&n.variant.kernel, Need::kRequired));
+    KSNAP_RETURN_IF_ERROR(item["qualname"].read(&n.variant.qualname));
+    KSNAP_RETURN_IF_ERROR(item["key"].read(&n.variant.key));
+    if (!n.variant.key.empty()) n.variant.signature = signature_of_key(n.variant.key);
     n.phase = phase;
     KSNAP_RETURN_IF_ERROR(item["phase"].read(&n.phase));
     std::string error;
@@ -89,4 +87,10 @@ Expected<std::vector<NotRebuilt>> parse_recompile_report(std::string_view text,
   return out;
 }
 
-}  // namespace ksnap::build
+bool names_variant(const NotRebuilt& n, const VariantKey& v) {
+  const VariantKey& r = n.variant;
+  if (r.kernel != v.kernel || r.key.empty() || r.key != v.key) return false;
+  return r.qualname.empty() || v.qualname.empty() || r.qualname == v.qualname;
+}
+
+}  // namespace ksnap::capture

@@ -1,8 +1,8 @@
-#include "build/json_text.h"
+#include "ksnap/capture/json_text.h"
 
 #include <map>
 
-namespace ksnap::build {
+namespace ksnap::capture {
 
 namespace {
 
@@ -56,4 +56,16 @@ Status read_python_json_map(const json::Node& obj, std::map<std::string, std::st
   return Status::ok();
 }
 
-}  // namespace ksnap::build
+Status read_variant_key(const json::Node& e, VariantKey* k) {
+  using json::Need;
+  KSNAP_RETURN_IF_ERROR(e.expect_object(Need::kRequired));
+  KSNAP_RETURN_IF_ERROR(e["kernel"].read(&k->kernel, Need::kRequired));
+  KSNAP_RETURN_IF_ERROR(e["key"].read(&k->key));
+  if (!k->key.empty()) k->signature = signature_of_key(k->key);
+  KSNAP_RETURN_IF_ERROR(read_python_json_map(e["constexprs"], &k->constexprs));
+  KSNAP_RETURN_IF_ERROR(read_python_json_map(e["options"], &k->options));
+  KSNAP_RETURN_IF_ERROR(e["qualname"].read(&k->qualname));
+  return e["source_file"].read(&k->source_file);
+}
+
+}  // namespace ksnap::capture

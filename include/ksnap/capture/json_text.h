@@ -1,12 +1,16 @@
-// Internal: JSON spelling shared by the build loaders.
+// ksnap capture: the JSON spelling of identity values, and reading a
+// variant's identity fields from a JSON object (a manifest entry, an
+// unstable.json entry). For the readers of capture files; includes
+// support/json.h (nlohmann), so the tune runtime's headers do not.
 #pragma once
 
 #include <map>
 #include <string>
 
+#include "ksnap/capture/variant_key.h"
 #include "ksnap/support/json.h"
 
-namespace ksnap::build {
+namespace ksnap::capture {
 
 /// JSON text of `v` spelled as Python's json.dumps(sort_keys=True) would:
 /// ", " and ": " separators, sorted object keys. `v` comes from
@@ -19,4 +23,9 @@ std::string python_json(const json::Value& v);
 /// and not an object.
 Status read_python_json_map(const json::Node& obj, std::map<std::string, std::string>* out);
 
-}  // namespace ksnap::build
+/// Reads the identity fields of the object `e` into *k: `kernel`
+/// (required), `qualname`, `source_file`, `key` (and `signature` from it),
+/// `constexprs`, `options`. Type errors are located at the field.
+Status read_variant_key(const json::Node& e, VariantKey* k);
+
+}  // namespace ksnap::capture
