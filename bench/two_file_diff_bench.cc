@@ -7,7 +7,10 @@
 // is at most --max-function-bytes (default 2048: the smallest real kernel,
 // add_kernel with BLOCK_SIZE=256, 1.6 KB). Function k is pool function
 // k mod |pool| renamed @f<k>; each file ends with the pool's declarations and
-// attribute groups (renumbered per source file). HEAD is BASE with a small
+// attribute groups (renumbered per source file). --max-instructions K cuts
+// each function to the first K instructions of its entry block and
+// `ret void` (valid IR; K = 2: about 330 bytes a function, for the largest N
+// within memory). HEAD is BASE with a small
 // perturbation: in every 100th function (--perturb-every) the integer
 // constant that ends the first instruction ending in one is one higher
 // (`%8 = shl i32 %7, 8` -> `, 9`), as a tile-size change would do.
@@ -22,7 +25,8 @@
 // builds' outputs byte for byte.
 //
 // Usage: two_file_diff_bench [--ksnap PATH] [--n 10000,30000,...]
-//          [--timeout-s 300] [--max-function-bytes 2048] [--perturb-every 100]
+//          [--timeout-s 300] [--max-function-bytes 2048] [--max-instructions 0]
+//          [--perturb-every 100]
 //          [--work /tmp/ksnap_bench_two_file] [--corpus DIR]
 #include <signal.h>
 #include <sys/resource.h>
@@ -122,7 +126,24 @@ std::string perturb(const std::string& body) {
   return done ? out : std::string();
 }
 
-Pool load_pool(const std::string& corpus, size_t max_bytes) {
+/// The define line and the first `n` instructions of the entry block of a
+/// `void` function, then `ret void`: still valid IR, a smaller real function.
+std::string first_instructions(const std::string& body, size_t n) {
+  std::istringstream in(body);
+  std::string line, out;
+  std::getline(in, line);
+  out = line + "\n";
+  for (size_t k = 0; k < n && std::getline(in, line);) {
+    if (line.size() < 3 || line[0] != ' ' || line.find(" br ") != std::string::npos ||
+        line.rfind("  ret ", 0) == 0 || line.rfind("  br ", 0) == 0)
+      break;
+    out += line + "\n";
+    ++k;
+  }
+  return out + "  ret void\n}\n";
+}
+
+Pool load_pool(const std::string& corpus, size_t max_bytes, size_t max_instructions) {
   Pool pool;
   std::vector<fs::path> files;
   std::error_code ec;
@@ -163,6 +184,10 @@ Pool load_pool(const std::string& corpus, size_t max_bytes) {
     offset += max_attr + 1;
     size_t size = fn.before_name.size() + name.size() + body.size();
     if (name.empty() || size > max_bytes) continue;
+    if (max_instructions) {
+      if (fn.before_name.find(" void @") == std::string::npos) continue;
+      body = first_instructions(body, max_instructions);
+    }
     fn.after_name = body;
     fn.head_after_name = perturb(body);
     if (fn.head_after_name.empty()) continue;
@@ -270,7 +295,7 @@ int main(int argc, char** argv) {
   std::string work = "/tmp/ksnap_bench_two_file";
   std::vector<size_t> ns = {10000, 30000, 100000, 300000, 1000000};
   double timeout_s = 300;
-  size_t max_fn = 2048, every = 100;
+  size_t max_fn = 2048, every = 100, max_instructions = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
     if (k == "--ksnap") ksnap = v;
@@ -278,6 +303,7 @@ int main(int argc, char** argv) {
     else if (k == "--work") work = v;
     else if (k == "--timeout-s") timeout_s = std::stod(v);
     else if (k == "--max-function-bytes") max_fn = std::stoul(v);
+    else if (k == "--max-instructions") max_instructions = std::stoul(v);
     else if (k == "--perturb-every") every = std::max<size_t>(1, std::stoul(v));
     else if (k == "--n") {
       ns.clear();
@@ -288,7 +314,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  Pool pool = load_pool(corpus, max_fn);
+  Pool pool = load_pool(corpus, max_fn, max_instructions);
   if (pool.functions.empty()) {
     std::fprintf(stderr, "no LLVM IR function of at most %zu bytes under %s/base/cache\n", max_fn,
                  corpus.c_str());
@@ -297,6 +323,8 @@ int main(int argc, char** argv) {
   std::printf("ksnap: %s\npool: %zu real function(s) of at most %zu bytes:", ksnap.c_str(),
               pool.functions.size(), max_fn);
   for (const PoolFunction& f : pool.functions) std::printf(" %s", f.source.c_str());
+  if (max_instructions)
+    std::printf("\n  each cut to its first %zu instructions and `ret void`", max_instructions);
   std::printf("\nHEAD: one integer constant raised in every %zu-th function\n\n", every);
   std::printf("%9s %8s | %-40s | %-40s | %8s %8s %8s\n", "functions", "MB", "ksnap normalize BASE",
               "ksnap diff BASE HEAD", "wall x", "cpu x", "RSS x");
