@@ -22,11 +22,12 @@
 // the machine has available (estimated from the last N's peak RSS per input
 // byte, against MemAvailable) is skipped and said so. The diff's output is
 // kept in WORK/diff_<N>.txt with its size and XXH3 hash, to compare two
-// builds' outputs byte for byte.
+// builds' outputs byte for byte; --keep keeps the last N's files too (to
+// profile them).
 //
 // Usage: two_file_diff_bench [--ksnap PATH] [--n 10000,30000,...]
 //          [--timeout-s 300] [--max-function-bytes 2048] [--max-instructions 0]
-//          [--perturb-every 100]
+//          [--perturb-every 100] [--keep]
 //          [--work /tmp/ksnap_bench_two_file] [--corpus DIR]
 #include <signal.h>
 #include <sys/resource.h>
@@ -295,9 +296,20 @@ int main(int argc, char** argv) {
   std::string work = "/tmp/ksnap_bench_two_file";
   std::vector<size_t> ns = {10000, 30000, 100000, 300000, 1000000};
   double timeout_s = 300;
+  bool keep = false;
   size_t max_fn = 2048, every = 100, max_instructions = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string k = argv[i], v = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    std::string k = argv[i];
+    if (k == "--keep") {
+      keep = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "%s needs a value\n", k.c_str());
+      return 2;
+    }
+    std::string v = argv[i + 1];
     if (k == "--ksnap") ksnap = v;
     else if (k == "--corpus") corpus = v;
     else if (k == "--work") work = v;
@@ -368,8 +380,10 @@ int main(int argc, char** argv) {
     }
     std::printf("\n");
     std::fflush(stdout);
-    fs::remove(base);
-    fs::remove(head);
+    if (!keep) {
+      fs::remove(base);
+      fs::remove(head);
+    }
     rss_per_byte = diff.peak_rss_mib * 1048576.0 / static_cast<double>(bytes);
     if (!ok(diff)) {
       std::printf("(larger N not run: the diff did not finish at this N)\n");
