@@ -29,13 +29,14 @@
 //          [--timeout-s 300] [--max-function-bytes 2048] [--max-instructions 0]
 //          [--perturb-every 100] [--keep]
 //          [--work /tmp/ksnap_bench_two_file] [--corpus DIR]
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -96,7 +97,8 @@ std::string renumber_attrs(const std::string& line, int offset) {
   std::string out;
   for (size_t i = 0; i < line.size(); ++i) {
     out += line[i];
-    if (line[i] != '#' || i + 1 >= line.size() || !std::isdigit(static_cast<unsigned char>(line[i + 1])))
+    if (line[i] != '#' || i + 1 >= line.size() ||
+        !std::isdigit(static_cast<unsigned char>(line[i + 1])))
       continue;
     size_t j = i + 1;
     while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
@@ -162,7 +164,8 @@ Pool load_pool(const std::string& corpus, size_t max_bytes, size_t max_instructi
     int max_attr = -1;
     PoolFunction fn;
     while (std::getline(in, line)) {
-      if (pool.header.empty() && line.rfind("target datalayout", 0) == 0) pool.header = line + "\n\n";
+      if (pool.header.empty() && line.rfind("target datalayout", 0) == 0)
+        pool.header = line + "\n\n";
       if (line.rfind("define ", 0) == 0) {
         size_t at = line.find('@'), paren = line.find('(', at);
         if (at == std::string::npos || paren == std::string::npos) continue;
@@ -175,7 +178,8 @@ Pool load_pool(const std::string& corpus, size_t max_bytes, size_t max_instructi
         if (line == "}") in_body = false;
       } else if (line.rfind("declare ", 0) == 0) {
         size_t at = line.find('@');
-        declarations.emplace(line.substr(at, line.find('(', at) - at), renumber_attrs(line, offset));
+        declarations.emplace(line.substr(at, line.find('(', at) - at),
+                             renumber_attrs(line, offset));
       } else if (line.rfind("attributes #", 0) == 0) {
         int n = std::stoi(line.substr(12));
         max_attr = std::max(max_attr, n);
@@ -192,7 +196,8 @@ Pool load_pool(const std::string& corpus, size_t max_bytes, size_t max_instructi
     fn.after_name = body;
     fn.head_after_name = perturb(body);
     if (fn.head_after_name.empty()) continue;
-    fn.source = path.parent_path().filename().string().substr(0, 8) + "/" + path.filename().string();
+    fn.source =
+        path.parent_path().filename().string().substr(0, 8) + "/" + path.filename().string();
     pool.functions.push_back(std::move(fn));
   }
   for (const auto& [n, d] : declarations) pool.trailer += d + "\n";
@@ -251,6 +256,10 @@ RunResult run(const std::vector<std::string>& argv, const std::string& out_path,
   while (true) {
     pid_t w = wait4(pid, &r.status, WNOHANG, &ru);
     if (w == pid) break;
+    if (w < 0 && errno != EINTR) {  // lost the child: report it as failed
+      r.status = -1;
+      break;
+    }
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (s > timeout_s && !r.killed) {
       kill(pid, SIGKILL);
@@ -259,7 +268,8 @@ RunResult run(const std::vector<std::string>& argv, const std::string& out_path,
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+  r.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+            ru.ru_stime.tv_usec / 1e6;
   r.peak_rss_mib = ru.ru_maxrss / 1024.0;
   return r;
 }
@@ -267,26 +277,27 @@ RunResult run(const std::vector<std::string>& argv, const std::string& out_path,
 /// MemAvailable of /proc/meminfo in bytes (0 when unknown).
 uint64_t mem_available() {
   std::ifstream in("/proc/meminfo");
-  std::string key;
-  uint64_t kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("MemAvailable:", 0) == 0) return std::stoull(line.substr(13)) * 1024;  // kB
   return 0;
 }
 
 std::string describe(const RunResult& r, double timeout_s) {
   char buf[160];
   if (r.killed)
-    std::snprintf(buf, sizeof buf, "killed after %.0f s (peak RSS %.0f MiB)", timeout_s, r.peak_rss_mib);
+    std::snprintf(buf, sizeof buf, "killed after %.0f s (peak RSS %.0f MiB)", timeout_s,
+                  r.peak_rss_mib);
   else if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) > 1)
     std::snprintf(buf, sizeof buf, "FAILED (status %d)", r.status);
   else
-    std::snprintf(buf, sizeof buf, "%7.2f s wall %7.2f s cpu %7.0f MiB", r.wall_s, r.cpu_s, r.peak_rss_mib);
+    std::snprintf(buf, sizeof buf, "%7.2f s wall %7.2f s cpu %7.0f MiB", r.wall_s, r.cpu_s,
+                  r.peak_rss_mib);
   return buf;
 }
 
-bool ok(const RunResult& r) { return r.ran && !r.killed && WIFEXITED(r.status) && WEXITSTATUS(r.status) <= 1; }
+bool ok(const RunResult& r) {
+  return r.ran && !r.killed && WIFEXITED(r.status) && WEXITSTATUS(r.status) <= 1;
+}
 
 }  // namespace
 
@@ -310,13 +321,20 @@ int main(int argc, char** argv) {
       return 2;
     }
     std::string v = argv[i + 1];
-    if (k == "--ksnap") ksnap = v;
-    else if (k == "--corpus") corpus = v;
-    else if (k == "--work") work = v;
-    else if (k == "--timeout-s") timeout_s = std::stod(v);
-    else if (k == "--max-function-bytes") max_fn = std::stoul(v);
-    else if (k == "--max-instructions") max_instructions = std::stoul(v);
-    else if (k == "--perturb-every") every = std::max<size_t>(1, std::stoul(v));
+    if (k == "--ksnap")
+      ksnap = v;
+    else if (k == "--corpus")
+      corpus = v;
+    else if (k == "--work")
+      work = v;
+    else if (k == "--timeout-s")
+      timeout_s = std::stod(v);
+    else if (k == "--max-function-bytes")
+      max_fn = std::stoul(v);
+    else if (k == "--max-instructions")
+      max_instructions = std::stoul(v);
+    else if (k == "--perturb-every")
+      every = std::max<size_t>(1, std::stoul(v));
     else if (k == "--n") {
       ns.clear();
       std::stringstream ss(v);
@@ -337,7 +355,7 @@ int main(int argc, char** argv) {
   for (const PoolFunction& f : pool.functions) std::printf(" %s", f.source.c_str());
   if (max_instructions)
     std::printf("\n  each cut to its first %zu instructions and `ret void`", max_instructions);
-  std::printf("\nHEAD: one integer constant raised in every %zu-th function\n\n", every);
+  std::printf("\nHEAD: one integer constant raised in 1 of every %zu functions\n\n", every);
   std::printf("%9s %8s | %-40s | %-40s | %8s %8s %8s\n", "functions", "MB", "ksnap normalize BASE",
               "ksnap diff BASE HEAD", "wall x", "cpu x", "RSS x");
   fs::create_directories(work);
@@ -346,27 +364,25 @@ int main(int argc, char** argv) {
     std::string base = work + "/base/many.llir", head = work + "/head/many.llir";
     fs::create_directories(work + "/base");
     fs::create_directories(work + "/head");
-    uint64_t bytes = 0;
-    // The estimate needs the size: it is the same for both sides but one line.
-    {
-      const size_t per = [&] {
-        size_t s = 0;
-        for (const PoolFunction& f : pool.functions) s += f.before_name.size() + f.after_name.size() + 8;
-        return s / pool.functions.size();
-      }();
-      double need = rss_per_byte * static_cast<double>(per) * static_cast<double>(n);
-      uint64_t avail = mem_available();
-      if (rss_per_byte > 0 && avail && need > 0.8 * static_cast<double>(avail)) {
-        std::printf("%9zu   skipped: the diff would need about %.1f GiB, %.1f GiB available\n", n,
-                    need / (1u << 30), static_cast<double>(avail) / (1u << 30));
-        continue;
-      }
+    // Skipped when the last N's peak RSS per input byte says the diff would
+    // not fit (the file is about N average pool functions).
+    double fn_bytes = 0;
+    for (const PoolFunction& f : pool.functions)
+      fn_bytes += f.before_name.size() + f.after_name.size() + 8;
+    fn_bytes /= static_cast<double>(pool.functions.size());
+    double need = rss_per_byte * fn_bytes * static_cast<double>(n);
+    uint64_t avail = mem_available();
+    if (rss_per_byte > 0 && avail && need > 0.8 * static_cast<double>(avail)) {
+      std::printf("%9zu   skipped: the diff would need about %.1f GiB, %.1f GiB available\n", n,
+                  need / (1u << 30), static_cast<double>(avail) / (1u << 30));
+      continue;
     }
-    bytes = write_file(pool, n, false, every, base);
+    uint64_t bytes = write_file(pool, n, false, every, base);
     write_file(pool, n, true, every, head);
     RunResult norm = run({ksnap, "normalize", base}, "/dev/null", timeout_s);
     std::string diff_out = work + "/diff_" + std::to_string(n) + ".txt";
-    RunResult diff = run({ksnap, "diff", "--no-pager", "--color", "never", base, head}, diff_out, timeout_s);
+    RunResult diff =
+        run({ksnap, "diff", "--no-pager", "--color", "never", base, head}, diff_out, timeout_s);
     std::printf("%9zu %8.1f | %-40s | %-40s |", n, bytes / 1e6, describe(norm, timeout_s).c_str(),
                 describe(diff, timeout_s).c_str());
     if (ok(norm) && ok(diff))

@@ -128,7 +128,8 @@ void expect_same(const ClaimedNames& index, const Rescan& r, const std::vector<s
 /// is compared with the rescan. Then every unit again (the canonical-only
 /// second pass) and a BASE-only unit.
 void check_stage(const std::string& stage, ir::Dialect dialect) {
-  std::string base_text = many_functions("base", stage), head_text = many_functions("no_licm", stage);
+  std::string base_text = many_functions("base", stage),
+              head_text = many_functions("no_licm", stage);
   ASSERT_FALSE(base_text.empty());
   auto base = norm::normalize(TextBuffer("base." + stage, base_text), dialect);
   auto head = norm::normalize(TextBuffer("head." + stage, head_text), dialect);
@@ -192,7 +193,8 @@ void check_stage(const std::string& stage, ir::Dialect dialect) {
       for (size_t k = 0; k < globals.size(); k += 3) set(globals[k], -1);
     order.push_back(j);
     index.enter_unit(j, map);
-    expect_same(index, rescan(*base, *head, map, j), names, stage + " unit " + head->units[j].name, &answers);
+    expect_same(index, rescan(*base, *head, map, j), names, stage + " unit " + head->units[j].name,
+                &answers);
   }
   for (int32_t j = 0; j < static_cast<int32_t>(head->units.size()); ++j)
     if (!head_used[j]) order.push_back(j);
