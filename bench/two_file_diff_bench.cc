@@ -9,7 +9,7 @@
 // k mod |pool| renamed @f<k>; each file ends with the pool's declarations and
 // attribute groups (renumbered per source file). --max-instructions K cuts
 // each function to the first K instructions of its entry block and
-// `ret void` (valid IR; K = 2: about 330 bytes a function, for the largest N
+// `ret void` (valid IR; K = 2: about 310 bytes a function, for the largest N
 // within memory). HEAD is BASE with a small
 // perturbation: in every 100th function (--perturb-every) the integer
 // constant that ends the first instruction ending in one is one higher
