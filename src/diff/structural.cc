@@ -20,9 +20,9 @@
 
 #include <algorithm>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "diff/align.h"
+#include "diff/claimed_names.h"
 #include "diff/line_keys.h"
 #include "diff/words.h"
 #include "ksnap/diff/hunks.h"
@@ -117,7 +117,7 @@ std::vector<Span> map_spans(const std::vector<Span>& spans, const std::vector<Su
 class Differ {
  public:
   Differ(const Module& base, const Module& head, const StructuralOptions& opts, StageDiff* out)
-      : base_(base), head_(head), opts_(opts), out_(out) {
+      : base_(base), head_(head), opts_(opts), out_(out), claimed_(base, head) {
     map_.assign(head.symbols.size(), -1);
     taken_.assign(base.symbols.size(), false);
     rep_.assign(base.symbols.size(), -1);
@@ -211,12 +211,20 @@ class Differ {
       if (it == by_canonical.end() || it->second.empty()) continue;
       uint32_t b = it->second.back();
       it->second.pop_back();
-      map_[h] = static_cast<int32_t>(b);
+      set_map(h, static_cast<int32_t>(b));
       taken_[b] = true;
     }
   }
 
   // ---- symbol correspondence -------------------------------------------
+  /// HEAD symbol `h` shown as BASE symbol `b` (-1: none); every change of
+  /// map_ goes through here so that claimed_ follows it.
+  void set_map(uint32_t h, int32_t b) {
+    if (map_[h] >= 0) claimed_.remove(h, static_cast<uint32_t>(map_[h]));
+    map_[h] = b;
+    if (b >= 0) claimed_.add(h, static_cast<uint32_t>(b));
+  }
+
   /// `positional`: the lines were paired only because equal shapes came in
   /// the same order (not by a neighbourhood unique on both sides), so their
   /// definitions vote less than any use: in a run of values built alike (two
@@ -262,7 +270,7 @@ class Differ {
       uint64_t key = vote_order_[k];
       uint32_t h = static_cast<uint32_t>(key >> 32), b = static_cast<uint32_t>(key);
       if (map_[h] >= 0 || taken_[b]) continue;
-      map_[h] = static_cast<int32_t>(b);
+      set_map(h, static_cast<int32_t>(b));
       taken_[b] = true;
       assigned_.push_back(h);
     }
@@ -276,10 +284,10 @@ class Differ {
     for (size_t k = mark; k < assigned_.size(); ++k) {
       uint32_t h = assigned_[k];
       taken_[map_[h]] = false;
-      map_[h] = -1;
+      set_map(h, -1);
     }
     assigned_.resize(mark);
-    for (uint32_t h : dup_assigned_) map_[h] = -1;
+    for (uint32_t h : dup_assigned_) set_map(h, -1);
     dup_assigned_.clear();
   }
 
@@ -341,7 +349,7 @@ class Differ {
       if (head_.symbols[h].cls != norm::SymbolClass::kValue) continue;
       auto it = by_key.find(use_key(*l, true));
       if (it == by_key.end() || base_.symbols[it->second].cls != head_.symbols[h].cls) continue;
-      map_[h] = static_cast<int32_t>(it->second);
+      set_map(h, static_cast<int32_t>(it->second));
       dup_assigned_.push_back(h);
     }
   }
@@ -564,7 +572,9 @@ class Differ {
     }
     const std::string& name = B && (!B->name.empty() || !H) ? B->name : H->name;
     if (limits.any()) gave_up_.emplace_back(name.empty() ? "(module)" : name, limits);
-    collect_claimed_names(H ? static_cast<int32_t>(H - head_.units.data()) : -2);
+    // The names shown for this unit's symbols and module scope's (a
+    // function's names are its own).
+    claimed_.enter_unit(H ? static_cast<int32_t>(H - head_.units.data()) : -2, map_);
     emit(name, b, h, m);
   }
 
@@ -641,7 +651,7 @@ class Differ {
       int32_t b = map_[s.id];
       std::string spelled(occ);
       if (b >= 0) spelled = respell(occ, own, base_.symbols[b].name);
-      else if (claimed_names_.count(own)) spelled = respell(occ, own, head_mark(own));
+      else if (claimed_.claimed(own)) spelled = respell(occ, own, head_mark(own));
       if (spelled != occ)
         r.subs.push_back({static_cast<uint32_t>(r.text.size()), static_cast<uint32_t>(spelled.size()),
                           s.offset, s.length});
@@ -667,7 +677,7 @@ class Differ {
         i = q == std::string::npos || q >= to ? to : q;
         continue;
       }
-      if ((c != '%' && c != '@') || (i > 0 && name_char(text[i - 1])) || unit_claimed_.empty()) continue;
+      if ((c != '%' && c != '@') || (i > 0 && name_char(text[i - 1])) || claimed_.unit_none()) continue;
       size_t j = i + 1;
       if (j < to && text[j] == '"') {
         size_t q = text.find('"', j + 1);
@@ -676,7 +686,7 @@ class Differ {
         while (j < to && name_char(text[j])) ++j;
       }
       std::string_view name(text.data() + i, j - i);
-      if (j > i + 1 && (unit_claimed_.count(std::string(name)) || unit_claimed_.count(std::string(name.substr(1))))) {
+      if (j > i + 1 && (claimed_.unit_claimed(name) || claimed_.unit_claimed(name.substr(1)))) {
         r->text.append(text, done, i - done);
         std::string marked = head_mark(name);
         r->subs.push_back({static_cast<uint32_t>(r->text.size()), static_cast<uint32_t>(marked.size()),
@@ -687,23 +697,6 @@ class Differ {
       i = j - 1;
     }
     r->text.append(text, done, to - done);
-  }
-
-  /// Names of BASE symbols that some HEAD symbol is shown as: a HEAD symbol
-  /// without counterpart must not borrow one of these (it would read as that
-  /// other symbol). Names of unclaimed BASE symbols stay free to reuse.
-  /// `unit_claimed_`: those shown for symbols of HEAD's unit `head_unit` or
-  /// of module scope (a function's names are its own).
-  void collect_claimed_names(int32_t head_unit) {
-    claimed_names_.clear();
-    unit_claimed_.clear();
-    for (uint32_t h = 0; h < map_.size(); ++h) {
-      int32_t b = map_[h];
-      if (b < 0) continue;
-      claimed_names_.insert(base_.symbols[b].name);
-      int32_t u = head_.symbols[h].unit;
-      if (u < 0 || u == head_unit) unit_claimed_.insert(base_.symbols[b].name);
-    }
   }
 
   void emit(const std::string& unit, const LineSeq& B, const LineSeq& H,
@@ -839,7 +832,10 @@ class Differ {
   /// Symbols defined on more than one line (PTX registers written twice):
   /// two equal computations into such a register are not one value.
   std::vector<bool> base_multi_def_, head_multi_def_;
-  std::unordered_set<std::string> claimed_names_, unit_claimed_;  // see collect_claimed_names
+  /// Names of BASE symbols that some HEAD symbol is shown as: a HEAD symbol
+  /// without counterpart must not borrow one of these (it would read as that
+  /// other symbol). Names of unclaimed BASE symbols stay free to reuse.
+  ClaimedNames claimed_;
   size_t changes_ = 0;
   Hasher signature_;
 };
