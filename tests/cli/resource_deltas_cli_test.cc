@@ -10,6 +10,8 @@
 //   - every format shows the deltas right after the headline.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <map>
 
@@ -24,9 +26,11 @@ using nlohmann::json;
 class KnobCaptures : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::string((fs::temp_directory_path() / "ksnap_resource_deltas_cli").string());
-    fs::remove_all(*dir_);
-    fs::create_directories(*dir_);
+    // One folder per process: ctest runs each test in its own process, in parallel.
+    std::string tmpl = (fs::temp_directory_path() / "ksnap_resource_deltas_cli-XXXXXX").string();
+    ok_ = ::mkdtemp(tmpl.data()) != nullptr;
+    dir_ = new std::string(tmpl);
+    if (!ok_) return;
     const std::string tarball = std::string(KSNAP_SOURCE_DIR) + "/gpu/knobs/results/captures.tar.xz";
     const std::string cmd = "tar -xJf '" + tarball + "' -C '" + *dir_ +
                             "' ./base ./launch-disable-llvm-opt ./rc-disable-llvm-opt "
