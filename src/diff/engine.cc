@@ -204,6 +204,12 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
     return input_failed(t, mb.status(), mh.status(), "compared by normalized hash", sd);
   }
   structural_diff(*mb, *mh, StructuralOptions{opts.context}, sd);
+  // The normalizer's own fallbacks are stated like the diff's.
+  for (const norm::Module* m : {&*mb, &*mh}) {
+    if (m->fallback.empty()) continue;
+    if (!sd->fallback.empty()) sd->fallback += "; ";
+    sd->fallback += (m == &*mb ? "BASE " : "HEAD ") + m->file + ": " + m->fallback;
+  }
   add_op_deltas(*mb, *mh, sd);
   fill_ir_resources(&*mb, &*mh, sd);
   fill_statistics(&*mb, &*mh, sd);

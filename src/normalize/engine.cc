@@ -340,6 +340,7 @@ void Engine::finish() {
   }
   number_symbols();
   resolve_budget_ = kResolveBudget;
+  fallback_symbols_ = 0;
   resolve_globals();
   if (salt_distinct()) resolve_globals();
   resolve_py();
@@ -414,6 +415,7 @@ bool Engine::salt_distinct() {
     if (r.unit == kNone && r.def_line != kNone && !r.dropped) r.resolved = false;
   }
   resolve_budget_ = kResolveBudget;
+  fallback_symbols_ = 0;  // the globals resolve again
   return true;
 }
 
@@ -521,7 +523,12 @@ uint64_t Engine::resolve(uint32_t sym, int depth, int32_t* min_ref) {
     return r.canonical;
   }
   if (depth > kMaxResolveDepth || resolve_budget_ == 0) {
-    // Pathological input: the name is all we know.
+    // Pathological input: the name is all we know. Stated in Module::fallback.
+    if (fallback_symbols_++ == 0) {
+      fallback_first_ = std::string(r.name);
+      fallback_why_ = depth > kMaxResolveDepth ? "definitions nested over 400 deep"
+                                               : "over 4,000,000 resolution steps";
+    }
     r.canonical = hash64(r.name, seed ^ 0x5556);
     r.resolved = true;
     return r.canonical;
@@ -669,6 +676,11 @@ Module Engine::build_module() const {
   m.file = text_.name();
   m.input_bytes = text_.size();
   m.resources = resources_;
+  if (fallback_symbols_)
+    m.fallback = std::to_string(fallback_symbols_) +
+                 (fallback_symbols_ == 1 ? " global symbol" : " global symbols") +
+                 " named by spelling, not by definition (" + fallback_why_ + "; first: " +
+                 fallback_first_ + "): renaming one shows as a change";
   m.units.resize(units_.size());
   std::vector<uint32_t> sym_ids(syms_.size(), kNone);
   std::vector<uint32_t> disp;

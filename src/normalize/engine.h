@@ -413,6 +413,11 @@ class Engine {
   std::vector<uint32_t>& defs_this_line_;
   bool check_angles_ = true;  ///< `<`/`>` pair up (not in assembly).
   uint32_t resolve_budget_ = 0;
+  /// Global symbols named by their spelling because resolving their content
+  /// went past kMaxResolveDepth or the budget (Module::fallback says so).
+  uint32_t fallback_symbols_ = 0;
+  std::string fallback_first_;   ///< The first such symbol, as written.
+  const char* fallback_why_ = "";
   /// Per SymbolClass: undefined globals numbered so far.
   uint64_t undefined_count_[static_cast<int>(SymbolClass::kGlobal) + 1] = {};
   std::vector<uint32_t>& stack_;

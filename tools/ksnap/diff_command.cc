@@ -310,6 +310,7 @@ int run_normalize(const std::string& path, const std::string& stage_flag, bool s
   if (!buf) return report_error(buf.status());
   auto m = norm::normalize(*buf, d, nf.options());
   if (!m) return report_error(m.status().with_file(path));
+  if (!m->fallback.empty()) std::cerr << "note: " << path << ": " << m->fallback << "\n";
   if (!shapes) {
     std::cout << norm::canonical_text(*m);
     return kExitOk;

@@ -127,6 +127,11 @@ struct Module {
   std::map<std::string, int64_t> resources;
   uint64_t hash = 0;                ///< XXH3-64 of canonical_text(*this).
   uint64_t input_bytes = 0;
+  /// Where the normalizer gave less than its rules promise, for the reader
+  /// ("" = nowhere): e.g. "12 global symbols named by spelling, not by
+  /// definition (definitions nested over 400 deep; first: @f399): renaming
+  /// one shows as a change". The diff shows it as the stage's fallback.
+  std::string fallback;
 };
 
 /// Normalizes `text` (its name() is used only in errors) under `opts`.
