@@ -206,11 +206,14 @@ Status compile_sides(Side* b, Side* h, const std::string& work, const ExplainFla
   return Status::ok();
 }
 
+/// "DISABLE_MMA_V3=true" / "none (DISABLE_MMA_V3 unset)".
 std::string env_text(const Side& s) {
-  std::string out;
-  for (const auto& [k, v] : s.env) out += (out.empty() ? "" : " ") + k + "=" + v;
-  for (const std::string& k : s.unset) out += (out.empty() ? "" : " ") + ("-" + k);
-  return out.empty() ? "(none)" : out;
+  std::string set, unset;
+  for (const auto& [k, v] : s.env) set += (set.empty() ? "" : " ") + k + "=" + v;
+  for (const std::string& k : s.unset) unset += (unset.empty() ? "" : " ") + k;
+  std::string out = set.empty() ? "none" : set;
+  if (!unset.empty()) out += " (" + unset + " unset)";
+  return out;
 }
 
 std::string render_text(const diff::ExplainResult& r, const Side& b, const Side& h,
@@ -252,8 +255,9 @@ std::string render_text(const diff::ExplainResult& r, const Side& b, const Side&
              "; its output differs";
     else
       out += "its output differs (its input is not in both dumps)";
-    out += "; BASE dump line " + std::to_string(r.base_line) + ", HEAD line " +
-           std::to_string(r.head_line) + "\n";
+    if (r.base_line) out += "; BASE dump line " + std::to_string(r.base_line);
+    if (r.head_line) out += std::string(r.base_line ? "," : ";") + " HEAD dump line " + std::to_string(r.head_line);
+    out += "\n";
     out += "  +" + std::to_string(r.diff.lines_added) + " -" + std::to_string(r.diff.lines_removed) +
            " lines";
     if (!r.diff.op_deltas.empty()) {
