@@ -10,6 +10,7 @@
 //     -> after, machine, pass "NVPTX DAG->DAG Pattern Instruction Selection", argument "nvptx-isel"
 #include "ksnap/diff/explain.h"
 
+#include <cctype>
 #include <optional>
 #include <string>
 #include <utility>
@@ -199,17 +200,23 @@ Header parse_header(std::string_view line) {
   return {};
 }
 
+/// LLVM's pass-manager logging (StandardInstrumentations with debug logging,
+/// which Triton's optimize_module turns on with LLVM_IR_ENABLE_DUMP): lines
+/// between the dumps that are not IR.
+bool is_pass_manager_log(std::string_view line) {
+  for (std::string_view p : {"Running pass: ", "Running analysis: ", "Invalidating analysis: ",
+                             "Invalidating all non-preserved analyses for: ",
+                             "Clearing all analysis results for: ", "Skipping pass: "})
+    if (starts_with(line, p)) return true;
+  return false;
+}
+
 }  // namespace
 
 Expected<std::vector<PassDump>> parse_pass_dumps(std::string_view stream, const std::string& name,
                                                  const DumpParseOptions& opts) {
   std::vector<PassDump> out;
-  PassDump* open = nullptr;  // the dump whose text is being collected
-  size_t text_start = 0;
-  auto close_open = [&](size_t end) {
-    if (open) open->text.assign(stream.substr(text_start, end - text_start));
-    open = nullptr;
-  };
+  std::string* text = nullptr;  // the text of the dump being collected
   uint32_t line_no = 0;
   size_t pos = 0;
   while (pos < stream.size()) {
@@ -225,7 +232,7 @@ Expected<std::vector<PassDump>> parse_pass_dumps(std::string_view stream, const 
       if (h.kind == HeaderKind::kBad)
         return make_error(ErrorCode::kParseError, h.why, {name, line_no, h.column});
       if (h.kind != HeaderKind::kNone) {
-        close_open(pos);
+        text = nullptr;
         if (h.kind == HeaderKind::kDump) {
           if (out.size() >= opts.max_dumps)
             return make_error(ErrorCode::kUnsupported,
@@ -233,14 +240,15 @@ Expected<std::vector<PassDump>> parse_pass_dumps(std::string_view stream, const 
                               {name, line_no, 1});
           h.dump.line = line_no;
           out.push_back(std::move(h.dump));
-          open = &out.back();
-          text_start = next;
+          text = &out.back().text;
         }
+        pos = next;
+        continue;
       }
     }
+    if (text && !is_pass_manager_log(line)) text->append(stream.substr(pos, next - pos));
     pos = next;
   }
-  close_open(stream.size());
   return out;
 }
 
@@ -274,6 +282,36 @@ std::vector<PassSnapshot> pass_outputs(const std::vector<PassDump>& dumps) {
 
 namespace {
 
+/// The text a snapshot is compared and diffed by: for machine code, without
+/// its debug locations (`, debug-location !8`, `debug-instr-number 3`, DBG_*
+/// pseudo-instructions), which LLVM IR's rules do not know (MIR is lexed as
+/// LLVM IR; its `; file:line` comments go with the other comments).
+std::string comparable_text(const PassSnapshot& s) {
+  if (s.dialect != DumpDialect::kMachine) return std::string(s.text);
+  std::string out;
+  out.reserve(s.text.size());
+  std::string_view t = s.text;
+  while (!t.empty()) {
+    size_t nl = t.find('\n');
+    std::string_view line = t.substr(0, nl == std::string_view::npos ? t.size() : nl + 1);
+    t.remove_prefix(line.size());
+    if (starts_with(trim(line), "DBG_")) continue;
+    for (std::string_view key : {"debug-location !", "debug-instr-number "}) {
+      size_t at;
+      while ((at = line.find(key)) != std::string_view::npos) {
+        size_t begin = at, end = at + key.size();
+        while (end < line.size() && std::isalnum(static_cast<unsigned char>(line[end]))) ++end;
+        while (begin > 0 && line[begin - 1] == ' ') --begin;
+        if (begin > 0 && line[begin - 1] == ',') --begin;
+        out.append(line.substr(0, begin));
+        line.remove_prefix(end);
+      }
+    }
+    out.append(line);
+  }
+  return out;
+}
+
 ir::Dialect ir_dialect(DumpDialect d) {
   // Machine code (MIR) is lexed by LLVM IR rules: `%3:int32regs = ...`
   // values, `bb.0.entry:` labels, `#` comments normalize as LLVM text does.
@@ -291,6 +329,7 @@ class Comparer {
     const PassSnapshot& y = (b_side ? a_ : b_)[j];
     if (x.dialect != y.dialect) return false;
     if (x.text == y.text) return true;
+    if (x.dialect == DumpDialect::kMachine && comparable_text(x) == comparable_text(y)) return true;
     const Hash* hx = hash(a_side, i);
     const Hash* hy = hash(b_side, j);
     if (!hx->ok || !hy->ok) return false;  // bytes differ and one cannot be normalized
@@ -310,7 +349,7 @@ class Comparer {
     if (h.done) return &h;
     h.done = true;
     const PassSnapshot& s = (a_side ? a_ : b_)[i];
-    TextBuffer buf(s.label(), std::string(s.text));
+    TextBuffer buf(s.label(), comparable_text(s));
     auto r = norm::normalized_hash(buf, ir_dialect(s.dialect));
     if (r) {
       h.ok = true;
@@ -340,8 +379,8 @@ void diff_texts(const PassSnapshot& x, const PassSnapshot& y, const ExplainOptio
                 StageDiff* sd) {
   sd->stage = x.label();
   sd->status = ChangeStatus::kChanged;
-  TextBuffer bx("BASE:" + std::to_string(x.line), std::string(x.text));
-  TextBuffer by("HEAD:" + std::to_string(y.line), std::string(y.text));
+  TextBuffer bx("BASE:" + std::to_string(x.line), comparable_text(x));
+  TextBuffer by("HEAD:" + std::to_string(y.line), comparable_text(y));
   auto mx = norm::normalize(bx, ir_dialect(x.dialect));
   auto my = norm::normalize(by, ir_dialect(y.dialect));
   if (!mx || !my) {

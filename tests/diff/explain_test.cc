@@ -137,6 +137,26 @@ TEST(ExplainParse, TextBeforeTheFirstHeaderAndSkippedHeadersCarryNoIr) {
   EXPECT_TRUE(parse_pass_dumps("no headers at all\n", "t")->empty());
 }
 
+TEST(ExplainParse, PassManagerLoggingIsNotIr) {
+  // Triton's optimize_module turns on LLVM's pass-manager debug logging with
+  // LLVM_IR_ENABLE_DUMP: these lines come between the dumps (seen on the H200).
+  std::string s =
+      "; *** IR Dump After InferFunctionAttrsPass on [module] ***\n"
+      "define void @k() {\n  ret void\n}\n"
+      "Running pass: CoroEarlyPass on [module]\n"
+      "Running analysis: InnerAnalysisManagerProxy<FunctionAnalysisManager, Module> on [module]\n"
+      "Invalidating analysis: VerifierAnalysis on [module]\n"
+      "Clearing all analysis results for: k\n"
+      "; *** IR Dump After CoroEarlyPass on [module] ***\n"
+      "define void @k() {\n  ret void\n}\n";
+  auto r = parse_pass_dumps(s, "t");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].text, "define void @k() {\n  ret void\n}\n");
+  EXPECT_EQ((*r)[0].text, (*r)[1].text);
+  EXPECT_EQ((*r)[1].line, 9u);
+}
+
 TEST(ExplainParse, DumpCountIsBounded) {
   std::string s;
   for (int i = 0; i < 20; ++i) s += mlir_before("CSE", "cse", "module {\n}");
@@ -363,6 +383,24 @@ TEST(ExplainPasses, MachineCodeDumpsNameTheInstructionSelector) {
   EXPECT_EQ(r.previous_label, "atomic-expand");
   EXPECT_TRUE(r.notes.empty()) << r.notes[0];  // MIR normalizes by LLVM IR rules
   EXPECT_FALSE(explain_streams(isel_stream(false), isel_stream(false)).found);
+}
+
+TEST(ExplainPasses, MachineCodeDebugLocationsAreNoDifference) {
+  // TRITON_DISABLE_LINE_INFO=1 on the H200: the same machine code without
+  // `debug-location !N; file:line` and DBG_VALUE lines.
+  auto stream = [](bool lines) {
+    std::string loc = lines ? ", debug-location !8; suite_kernels.py:78:24" : "";
+    return "# *** IR Dump After NVPTX DAG->DAG Pattern Instruction Selection (nvptx-isel) ***:\n"
+           "# Machine code for function k: IsSSA, TracksLiveness\n"
+           "bb.0 (%ir-block.7):\n"
+           "  %50:b32 = INT_PTX_SREG_TID_x" + std::string(lines ? " debug-location !7; a.py:3:1" : "") +
+           "\n  %51:b32 = AND_b32ri %50:b32, 255" + loc + "\n" +
+           (lines ? "  DBG_VALUE %51:b32, $noreg, !\"x\", !DIExpression(), debug-location !9\n" : "") +
+           "  Return\n# End machine code for function k.\n";
+  };
+  ExplainResult r = explain_streams(stream(true), stream(false));
+  EXPECT_FALSE(r.found) << r.label;
+  EXPECT_TRUE(explain_streams(stream(true), isel_stream(true)).found);
 }
 
 TEST(ExplainPasses, EmptyAndHostileStreams) {
