@@ -21,8 +21,8 @@ import sys
 
 import pytest
 
-from conftest import FAKE_TRITON, PYTHON_DIR, load_manifest, run_python
-from test_ksnap_binary import ksnap_binary
+from conftest import FAKE_TRITON, load_manifest, run_python
+from test_ksnap_binary import ksnap, run as ksnap_run  # noqa: F401 (the fixture)
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 STAGES = ("ttir", "ttgir", "llir", "ptx")
@@ -119,28 +119,6 @@ def test_explain_compile_writes_the_dump_stream(two_tritons, tmp_path):
 
 
 # --- through the ksnap executable ---------------------------------------------------------
-
-@pytest.fixture
-def ksnap():
-    path = ksnap_binary()
-    if path is None:
-        pytest.skip("no built ksnap executable (set KSNAP_BINARY)")
-    return path
-
-
-def ksnap_run(ksnap, args, **env_extra):
-    import subprocess
-
-    env = dict(os.environ)
-    env.pop("PYTEST_CURRENT_TEST", None)
-    env.pop("KSNAP_PYTHONPATH", None)
-    env["KSNAP_PYTHON"] = sys.executable
-    env["PYTHONPATH"] = FAKE_TRITON
-    env["KSNAP_NO_SASS"] = "1"
-    env.update(env_extra)
-    return subprocess.run([ksnap] + args, env=env, capture_output=True, text=True, timeout=120,
-                          cwd=TESTS)
-
 
 def test_diff_of_the_two_recompiles_names_exactly_those_variants(ksnap, two_tritons):
     r = ksnap_run(ksnap, ["diff", str(two_tritons["now"]), str(two_tritons["next"]),
