@@ -223,7 +223,8 @@ std::string render_text(const diff::ExplainResult& r, const Side& b, const Side&
   for (const Side* s : {&b, &h}) {
     out += "  " + std::string(s->name) + ": ";
     if (!s->cache_dir.empty()) {
-      out += (s->python.empty() ? "python3" : s->python);
+      const char* env_python = std::getenv("KSNAP_PYTHON");
+      out += !s->python.empty() ? s->python : env_python && *env_python ? env_python : "python3";
       if (!s->triton_version.empty()) out += " (Triton " + s->triton_version + ")";
       out += ", environment " + env_text(*s) + ", ";
     }
