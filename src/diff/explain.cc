@@ -2,8 +2,10 @@
 // The contracts and a worked example are in include/ksnap/diff/explain.h.
 //
 // Worked example of the header parser:
-//   "// -----// IR Dump Before TritonGPUCoalesce (tritongpu-coalesce) ('builtin.module' operation) //----- //"
-//     -> before, mlir, pass "TritonGPUCoalesce", argument "tritongpu-coalesce", scope "builtin.module"
+//   "// -----// IR Dump Before TritonGPUCoalesce (tritongpu-coalesce) ('builtin.module' operation)
+//   //----- //"
+//     -> before, mlir, pass "TritonGPUCoalesce", argument "tritongpu-coalesce", scope
+//     "builtin.module"
 //   "; *** IR Dump After InstCombinePass on add_kernel ***"
 //     -> after, llvm, pass "InstCombinePass", scope "add_kernel"
 //   "# *** IR Dump After NVPTX DAG->DAG Pattern Instruction Selection (nvptx-isel) ***:"
@@ -25,9 +27,12 @@ namespace ksnap::diff {
 
 const char* dump_dialect_name(DumpDialect d) {
   switch (d) {
-    case DumpDialect::kMlir: return "mlir";
-    case DumpDialect::kLlvm: return "llvm";
-    case DumpDialect::kMachine: return "machine";
+    case DumpDialect::kMlir:
+      return "mlir";
+    case DumpDialect::kLlvm:
+      return "llvm";
+    case DumpDialect::kMachine:
+      return "machine";
   }
   return "?";
 }
@@ -45,7 +50,8 @@ constexpr std::string_view kLlvmOpen = "*** IR Dump ";
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -79,7 +85,7 @@ enum class HeaderKind { kNone, kDump, kSkip, kBad };
 struct Header {
   HeaderKind kind = HeaderKind::kNone;
   PassDump dump;
-  std::string why;   ///< kBad: what is wrong.
+  std::string why;  ///< kBad: what is wrong.
   uint32_t column = 1;
 };
 
@@ -174,7 +180,8 @@ Header parse_llvm_header(std::string_view line, DumpDialect dialect) {
     return bad("LLVM dump header: expected 'Before' or 'After' after 'IR Dump'");
   size_t on = body.find(" on ");
   std::string_view rest = body;
-  if (auto g = take_trailing_group(&rest); g && (on == std::string_view::npos || on > rest.size())) {
+  if (auto g = take_trailing_group(&rest);
+      g && (on == std::string_view::npos || on > rest.size())) {
     d.argument = std::string(trim(*g));  // legacy: "Name (arg)"
     body = rest;
   } else if (on != std::string_view::npos) {
@@ -227,7 +234,8 @@ Expected<std::vector<PassDump>> parse_pass_dumps(std::string_view stream, const 
     size_t next = nl == std::string_view::npos ? stream.size() : nl + 1;
     // Cheap filter: a header's first bytes are '/', ';', '#' or '*'.
     char c = line.empty() ? '\0' : line.front();
-    if ((c == '/' || c == ';' || c == '#' || c == '*') && line.find("IR Dump") != std::string_view::npos) {
+    if ((c == '/' || c == ';' || c == '#' || c == '*') &&
+        line.find("IR Dump") != std::string_view::npos) {
       Header h = parse_header(line);
       if (h.kind == HeaderKind::kBad)
         return make_error(ErrorCode::kParseError, h.why, {name, line_no, h.column});
@@ -368,8 +376,9 @@ class Comparer {
 };
 
 uint64_t align_key(const PassSnapshot& s) {
-  std::string k = std::string(dump_dialect_name(s.dialect)) + '\x1f' + (s.entry ? "entry" : "pass") +
-                  '\x1f' + s.pass + '\x1f' + s.argument + '\x1f' + (s.entry ? s.next_pass : "");
+  std::string k = std::string(dump_dialect_name(s.dialect)) + '\x1f' +
+                  (s.entry ? "entry" : "pass") + '\x1f' + s.pass + '\x1f' + s.argument + '\x1f' +
+                  (s.entry ? s.next_pass : "");
   return hash64(k);
 }
 
@@ -384,8 +393,8 @@ void diff_texts(const PassSnapshot& x, const PassSnapshot& y, const ExplainOptio
   auto mx = norm::normalize(bx, ir_dialect(x.dialect));
   auto my = norm::normalize(by, ir_dialect(y.dialect));
   if (!mx || !my) {
-    sd->fallback = "not normalized (" + (mx ? my.status() : mx.status()).message() +
-                   "); no structural diff";
+    sd->fallback =
+        "not normalized (" + (mx ? my.status() : mx.status()).message() + "); no structural diff";
     return;
   }
   sd->base_hash = mx->hash;

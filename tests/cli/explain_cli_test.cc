@@ -82,7 +82,8 @@ TEST_F(ExplainCli, NamesThePassInText) {
   EXPECT_EQ(run(dumps("base.log", "head.log") + " --exit-code").rc, 1);
   CmdResult same = run(dumps("base.log", "base.log") + " --exit-code");
   EXPECT_EQ(same.rc, 0) << same.err;
-  EXPECT_NE(same.out.find("No pass output differs (4 compared equal"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("No pass output differs (4 compared equal"), std::string::npos)
+      << same.out;
 }
 
 TEST_F(ExplainCli, JsonNamesThePassAndItsDiff) {

@@ -57,19 +57,22 @@ TEST(ExplainParse, HeadersOfEveryPrinter) {
   const HeaderCase cases[] = {
       {"// -----// IR Dump Before TritonGPUCoalesce (tritongpu-coalesce) ('builtin.module' "
        "operation) //----- //",
-       true, DumpDialect::kMlir, "TritonGPUCoalesce", "tritongpu-coalesce", "builtin.module", false},
-      {"// -----// IR Dump After Canonicalizer (canonicalize) ('tt.func' operation: @matmul_kernel) "
+       true, DumpDialect::kMlir, "TritonGPUCoalesce", "tritongpu-coalesce", "builtin.module",
+       false},
+      {"// -----// IR Dump After Canonicalizer (canonicalize) ('tt.func' operation: "
+       "@matmul_kernel) "
        "//----- //",
        false, DumpDialect::kMlir, "Canonicalizer", "canonicalize", "tt.func @matmul_kernel", false},
       {"// -----// IR Dump After TritonGPUPipeline Failed (tritongpu-pipeline) ('builtin.module' "
        "operation) //----- //",
-       false, DumpDialect::kMlir, "TritonGPUPipeline", "tritongpu-pipeline", "builtin.module", true},
+       false, DumpDialect::kMlir, "TritonGPUPipeline", "tritongpu-pipeline", "builtin.module",
+       true},
       {"// -----// IR Dump Before CSE (cse) //----- //", true, DumpDialect::kMlir, "CSE", "cse", "",
        false},
       {"; *** IR Dump After InstCombinePass on matmul_kernel ***", false, DumpDialect::kLlvm,
        "InstCombinePass", "", "matmul_kernel", false},
-      {"; *** IR Dump After VerifierPass on [module] ***", false, DumpDialect::kLlvm, "VerifierPass",
-       "", "[module]", false},
+      {"; *** IR Dump After VerifierPass on [module] ***", false, DumpDialect::kLlvm,
+       "VerifierPass", "", "[module]", false},
       {"; *** IR Dump After LoopRotatePass on loop %12 in function attn_fwd ***", false,
        DumpDialect::kLlvm, "LoopRotatePass", "", "loop %12 in function attn_fwd", false},
       {"; *** IR Dump After InlinerPass on (matmul_kernel) ***", false, DumpDialect::kLlvm,
@@ -77,7 +80,8 @@ TEST(ExplainParse, HeadersOfEveryPrinter) {
       {"*** IR Dump After Pre-ISel Intrinsic Lowering (pre-isel-intrinsic-lowering) ***", false,
        DumpDialect::kLlvm, "Pre-ISel Intrinsic Lowering", "pre-isel-intrinsic-lowering", "", false},
       {"*** IR Dump After Expand Atomic instructions (atomic-expand) *** (function: add_kernel)",
-       false, DumpDialect::kLlvm, "Expand Atomic instructions", "atomic-expand", "add_kernel", false},
+       false, DumpDialect::kLlvm, "Expand Atomic instructions", "atomic-expand", "add_kernel",
+       false},
       {"# *** IR Dump After NVPTX DAG->DAG Pattern Instruction Selection (nvptx-isel) ***:", false,
        DumpDialect::kMachine, "NVPTX DAG->DAG Pattern Instruction Selection", "nvptx-isel", "",
        false},
@@ -172,23 +176,24 @@ TEST(ExplainParse, DumpCountIsBounded) {
 // ---------------------------------------------------------------------------
 
 TEST(ExplainSnapshots, BeforeDumpsAreTheOutputOfThePassPrintedBeforeThem) {
-  std::string s = mlir_before("Inliner", "inline", "module {\n}") +
-                  mlir_before("Canonicalizer", "canonicalize", "module {\n}") +
-                  mlir_before("CSE", "cse", "module {\n  x\n}") +
-                  "; *** IR Dump Before TritonLLVMOptimizeModule (triton-llvm-optimize-module) ***\n"
-                  "define void @k() {\n  ret void\n}\n"
-                  "; *** IR Dump After InstCombinePass on k ***\n"
-                  "define void @k() {\n  ret void\n}\n";
+  std::string s =
+      mlir_before("Inliner", "inline", "module {\n}") +
+      mlir_before("Canonicalizer", "canonicalize", "module {\n}") +
+      mlir_before("CSE", "cse", "module {\n  x\n}") +
+      "; *** IR Dump Before TritonLLVMOptimizeModule (triton-llvm-optimize-module) ***\n"
+      "define void @k() {\n  ret void\n}\n"
+      "; *** IR Dump After InstCombinePass on k ***\n"
+      "define void @k() {\n  ret void\n}\n";
   auto d = parse_pass_dumps(s, "t");
   ASSERT_TRUE(d);
   std::vector<PassSnapshot> v = pass_outputs(*d);
   ASSERT_EQ(v.size(), 5u);
   EXPECT_TRUE(v[0].entry);
   EXPECT_EQ(v[0].label(), "input of inline");
-  EXPECT_EQ(v[1].label(), "inline");         // seen before canonicalize
+  EXPECT_EQ(v[1].label(), "inline");  // seen before canonicalize
   EXPECT_EQ(v[1].next_pass, "canonicalize");
-  EXPECT_EQ(v[2].label(), "canonicalize");   // seen before cse
-  EXPECT_TRUE(v[3].entry);                   // MLIR -> LLVM IR: translated outside any pass
+  EXPECT_EQ(v[2].label(), "canonicalize");  // seen before cse
+  EXPECT_TRUE(v[3].entry);                  // MLIR -> LLVM IR: translated outside any pass
   EXPECT_EQ(v[3].label(), "input of triton-llvm-optimize-module");
   EXPECT_EQ(v[4].label(), "InstCombinePass");
   EXPECT_EQ(v[4].dialect, DumpDialect::kLlvm);
@@ -276,7 +281,8 @@ TEST(ExplainPasses, NamesThePassWhoseOutputDiffers) {
   EXPECT_EQ(r.dialect, DumpDialect::kMlir);
   EXPECT_TRUE(r.inputs_equal);
   EXPECT_EQ(r.previous_label, "tritongpu-coalesce");
-  EXPECT_EQ(r.equal_before, 6u);  // input of inline, inline, canonicalize, combine, convert, coalesce
+  EXPECT_EQ(r.equal_before,
+            6u);  // input of inline, inline, canonicalize, combine, convert, coalesce
   EXPECT_EQ(r.diff.status, ChangeStatus::kChanged);
   EXPECT_TRUE(r.diff.fallback.empty()) << r.diff.fallback;
   EXPECT_GT(r.diff.lines_added + r.diff.lines_removed, 0u);
@@ -340,9 +346,10 @@ TEST(ExplainPasses, DifferentFrontendOutputIsTheEntrySnapshot) {
 // where it emitted FMA: the first machine pass whose output differs.
 std::string isel_stream(bool fused) {
   std::string body =
-      fused ? "  %7:float32regs = nofpexcept FMA_rrr %5:float32regs, %6:float32regs, %4:float32regs\n"
-            : "  %8:float32regs = nofpexcept FMUL_rr %5:float32regs, %6:float32regs\n"
-              "  %7:float32regs = nofpexcept FADD_rr %8:float32regs, %4:float32regs\n";
+      fused
+          ? "  %7:float32regs = nofpexcept FMA_rrr %5:float32regs, %6:float32regs, %4:float32regs\n"
+          : "  %8:float32regs = nofpexcept FMUL_rr %5:float32regs, %6:float32regs\n"
+            "  %7:float32regs = nofpexcept FADD_rr %8:float32regs, %4:float32regs\n";
   std::string llir =
       "define ptx_kernel void @add_kernel(ptr addrspace(1) %0, ptr addrspace(1) %1, float %2) {\n"
       "  %4 = load float, ptr addrspace(1) %0, align 4\n"
@@ -353,7 +360,8 @@ std::string isel_stream(bool fused) {
       "  ret void\n"
       "}\n";
   auto mir = [&](const std::string& pass, const std::string& arg, const std::string& insts) {
-    return "# *** IR Dump After " + pass + " (" + arg + ") ***:\n"
+    return "# *** IR Dump After " + pass + " (" + arg +
+           ") ***:\n"
            "# Machine code for function add_kernel: IsSSA, TracksLiveness\n"
            "Function Live Ins: $vrd1 in %0\n\n"
            "bb.0 (%ir-block.3):\n"
@@ -393,9 +401,11 @@ TEST(ExplainPasses, MachineCodeDebugLocationsAreNoDifference) {
     return "# *** IR Dump After NVPTX DAG->DAG Pattern Instruction Selection (nvptx-isel) ***:\n"
            "# Machine code for function k: IsSSA, TracksLiveness\n"
            "bb.0 (%ir-block.7):\n"
-           "  %50:b32 = INT_PTX_SREG_TID_x" + std::string(lines ? " debug-location !7; a.py:3:1" : "") +
+           "  %50:b32 = INT_PTX_SREG_TID_x" +
+           std::string(lines ? " debug-location !7; a.py:3:1" : "") +
            "\n  %51:b32 = AND_b32ri %50:b32, 255" + loc + "\n" +
-           (lines ? "  DBG_VALUE %51:b32, $noreg, !\"x\", !DIExpression(), debug-location !9\n" : "") +
+           (lines ? "  DBG_VALUE %51:b32, $noreg, !\"x\", !DIExpression(), debug-location !9\n"
+                  : "") +
            "  Return\n# End machine code for function k.\n";
   };
   ExplainResult r = explain_streams(stream(true), stream(false));

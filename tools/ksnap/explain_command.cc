@@ -152,9 +152,9 @@ Expected<std::pair<const build::Variant*, const build::Variant*>> pick_variant(
   }
   if (f.pick) {
     if (f.pick > found.size())
-      return make_error(ErrorCode::kInvalidArgument,
-                        "--pick " + std::to_string(f.pick) + ": only " +
-                            std::to_string(found.size()) + " variants match");
+      return make_error(ErrorCode::kInvalidArgument, "--pick " + std::to_string(f.pick) +
+                                                         ": only " + std::to_string(found.size()) +
+                                                         " variants match");
     return found[f.pick - 1];
   }
   if (found.size() == 1) return found[0];
@@ -168,9 +168,9 @@ Expected<std::pair<const build::Variant*, const build::Variant*>> pick_variant(
 }
 
 std::vector<std::string> plugin_args(const Side& s, const std::string& out, const ExplainFlags& f) {
-  std::vector<std::string> a = {"explain-compile", s.capture, "--cache-dir", s.cache_dir,
-                                "--kernel", s.kernel, "-o", out, "--timeout",
-                                std::to_string(f.timeout)};
+  std::vector<std::string> a = {
+      "explain-compile", s.capture, "--cache-dir", s.cache_dir, "--kernel",
+      s.kernel,          "-o",      out,           "--timeout", std::to_string(f.timeout)};
   if (!s.python.empty()) a.insert(a.end(), {"--python", s.python});
   for (const auto& [k, v] : s.env) a.insert(a.end(), {"--env", k + "=" + v});
   for (const std::string& k : s.unset) a.insert(a.end(), {"--unset", k});
@@ -217,8 +217,7 @@ std::string env_text(const Side& s) {
 }
 
 std::string render_text(const diff::ExplainResult& r, const Side& b, const Side& h,
-                        const std::string& title, const ExplainFlags& f, bool color,
-                        double wall) {
+                        const std::string& title, const ExplainFlags& f, bool color, double wall) {
   std::string out = escape_control(title) + "\n";
   for (const Side* s : {&b, &h}) {
     out += "  " + std::string(s->name) + ": ";
@@ -245,22 +244,26 @@ std::string render_text(const diff::ExplainResult& r, const Side& b, const Side&
       out += " (" + escape_control(r.pass) + ", " + diff::dump_dialect_name(r.dialect) + ")";
     out += "\n  ";
     if (r.entry)
-      out += "the IR differs before that pass runs (from outside any printed pass: the "
-             "frontend or a translation)";
+      out +=
+          "the IR differs before that pass runs (from outside any printed pass: the "
+          "frontend or a translation)";
     else if (r.only_in)
       out += std::string("the pass ran only in ") + (r.only_in < 0 ? "BASE" : "HEAD") +
              " and changed the IR; shown: its input against its output";
     else if (r.inputs_equal)
       out += "its input is the same on both sides" +
-             (r.previous_label.empty() ? std::string() : " (after " + escape_control(r.previous_label) + ")") +
+             (r.previous_label.empty() ? std::string()
+                                       : " (after " + escape_control(r.previous_label) + ")") +
              "; its output differs";
     else
       out += "its output differs (its input is not in both dumps)";
     if (r.base_line) out += "; BASE dump line " + std::to_string(r.base_line);
-    if (r.head_line) out += std::string(r.base_line ? "," : ";") + " HEAD dump line " + std::to_string(r.head_line);
+    if (r.head_line)
+      out +=
+          std::string(r.base_line ? "," : ";") + " HEAD dump line " + std::to_string(r.head_line);
     out += "\n";
-    out += "  +" + std::to_string(r.diff.lines_added) + " -" + std::to_string(r.diff.lines_removed) +
-           " lines";
+    out += "  +" + std::to_string(r.diff.lines_added) + " -" +
+           std::to_string(r.diff.lines_removed) + " lines";
     if (!r.diff.op_deltas.empty()) {
       out += "; ops:";
       size_t n = 0;
@@ -294,7 +297,8 @@ std::string render_json(const diff::ExplainResult& r, const Side& b, const Side&
     o["capture"] = s->capture;
     o["dump"] = s->dump_path;
     o["python"] = s->python.empty() ? nlohmann::json() : nlohmann::json(s->python);
-    o["triton_version"] = s->triton_version.empty() ? nlohmann::json() : nlohmann::json(s->triton_version);
+    o["triton_version"] =
+        s->triton_version.empty() ? nlohmann::json() : nlohmann::json(s->triton_version);
     o["environment"] = s->env;
     o["unset"] = s->unset;
     o["compile_s"] = s->compile_s >= 0 ? nlohmann::json(s->compile_s) : nlohmann::json();
@@ -311,7 +315,9 @@ std::string render_json(const diff::ExplainResult& r, const Side& b, const Side&
     p["argument"] = r.argument;
     p["dialect"] = diff::dump_dialect_name(r.dialect);
     p["entry"] = r.entry;
-    p["only_in"] = r.only_in < 0 ? nlohmann::json("base") : r.only_in > 0 ? nlohmann::json("head") : nlohmann::json();
+    p["only_in"] = r.only_in < 0   ? nlohmann::json("base")
+                   : r.only_in > 0 ? nlohmann::json("head")
+                                   : nlohmann::json();
     p["inputs_equal"] = r.inputs_equal;
     p["previous"] = r.previous_label;
     p["base_line"] = r.base_line;
@@ -363,16 +369,16 @@ int run_explain(const ExplainFlags& f) {
   bool dumps_given = !f.base_dump.empty() || !f.head_dump.empty();
   if (dumps_given) {
     if (f.base_dump.empty() || f.head_dump.empty())
-      return report_error(make_error(ErrorCode::kInvalidArgument,
-                                     "--base-dump and --head-dump go together"));
+      return report_error(
+          make_error(ErrorCode::kInvalidArgument, "--base-dump and --head-dump go together"));
     b.dump_path = f.base_dump;
     h.dump_path = f.head_dump;
     title = "ksnap explain " + f.base_dump + " → " + f.head_dump;
   } else {
     if (f.base.empty() || f.head.empty() || f.variant.empty())
-      return report_error(make_error(
-          ErrorCode::kInvalidArgument,
-          "give BASE HEAD --variant V (or --base-dump FILE --head-dump FILE)"));
+      return report_error(
+          make_error(ErrorCode::kInvalidArgument,
+                     "give BASE HEAD --variant V (or --base-dump FILE --head-dump FILE)"));
     auto bb = build::load_build(f.base);
     if (!bb) return report_error(bb.status());
     auto hb = build::load_build(f.head);
@@ -465,7 +471,8 @@ void register_explain_command(CLI::App& app, Context& ctx) {
   c->footer(
       "Examples:\n"
       "  ksnap explain base launch-disable-mma-v3 --variant matmul_kernel --pick 1\n"
-      "  ksnap explain ci/main ci/main --variant attn_fwd --head-python /opt/triton-next/bin/python\n"
+      "  ksnap explain ci/main ci/main --variant attn_fwd --head-python "
+      "/opt/triton-next/bin/python\n"
       "  ksnap explain --base-dump a.log --head-dump b.log");
   c->callback([f, &ctx] { ctx.exit_code = run_explain(*f); });
 }

@@ -4,9 +4,8 @@
 // LLVM_IR_ENABLE_DUMP=1) writes one stream of dumps, each a header line and
 // the IR it prints:
 //
-//   // -----// IR Dump Before TritonGPUCoalesce (tritongpu-coalesce) ('builtin.module' operation) //----- //
-//   #blocked = #ttg.blocked<{sizePerThread = [1], ...}>
-//   module attributes {...} { ... }
+//   // -----// IR Dump Before TritonGPUCoalesce (tritongpu-coalesce) ('builtin.module' operation)
+//   //----- // #blocked = #ttg.blocked<{sizePerThread = [1], ...}> module attributes {...} { ... }
 //   ; *** IR Dump After InstCombinePass on add_kernel ***
 //   define void @add_kernel(ptr addrspace(1) %0, ...) { ... }
 //   # *** IR Dump After NVPTX DAG->DAG Pattern Instruction Selection (nvptx-isel) ***:
@@ -57,14 +56,17 @@ const char* dump_dialect_name(DumpDialect d);  ///< "mlir", "llvm", "machine"
 
 /// One header of a pass-dump stream and the IR under it.
 struct PassDump {
-  bool before = false;   ///< "IR Dump Before" (else "After").
-  bool failed = false;   ///< "IR Dump After X Failed": the pass failed.
+  bool before = false;  ///< "IR Dump Before" (else "After").
+  bool failed = false;  ///< "IR Dump After X Failed": the pass failed.
   DumpDialect dialect = DumpDialect::kMlir;
-  std::string pass;      ///< "TritonGPUAccelerateMatmul", "InstCombinePass", "NVPTX DAG->DAG Pattern Instruction Selection".
-  std::string argument;  ///< "tritongpu-accelerate-matmul", "nvptx-isel"; "" when the header has none (new pass manager).
-  std::string scope;     ///< What it ran on: "builtin.module", "tt.func @k", "add_kernel", "[module]"; "" unknown.
-  uint32_t line = 0;     ///< 1-based line of the header in the stream.
-  std::string text;      ///< The IR printed under the header (up to the next header).
+  std::string pass;  ///< "TritonGPUAccelerateMatmul", "InstCombinePass", "NVPTX DAG->DAG Pattern
+                     ///< Instruction Selection".
+  std::string argument;  ///< "tritongpu-accelerate-matmul", "nvptx-isel"; "" when the header has
+                         ///< none (new pass manager).
+  std::string scope;  ///< What it ran on: "builtin.module", "tt.func @k", "add_kernel", "[module]";
+                      ///< "" unknown.
+  uint32_t line = 0;  ///< 1-based line of the header in the stream.
+  std::string text;   ///< The IR printed under the header (up to the next header).
 };
 
 struct DumpParseOptions {
@@ -83,7 +85,7 @@ Expected<std::vector<PassDump>> parse_pass_dumps(std::string_view stream, const 
 
 /// The IR one pass produced, as a dump stream shows it.
 struct PassSnapshot {
-  std::string pass;      ///< The pass whose output this is ("" for an entry snapshot).
+  std::string pass;  ///< The pass whose output this is ("" for an entry snapshot).
   std::string argument;
   DumpDialect dialect = DumpDialect::kMlir;
   /// An entry snapshot: the IR as it came to `next_pass` from outside any
@@ -107,15 +109,15 @@ struct ExplainOptions {
 /// The answer: the first pass whose output differs, or none.
 struct ExplainResult {
   size_t base_snapshots = 0, head_snapshots = 0;
-  size_t aligned = 0;        ///< Snapshots paired by pass across the sides.
-  size_t equal_before = 0;   ///< Paired snapshots compared equal before the first difference.
-  bool found = false;        ///< A first difference was found.
+  size_t aligned = 0;       ///< Snapshots paired by pass across the sides.
+  size_t equal_before = 0;  ///< Paired snapshots compared equal before the first difference.
+  bool found = false;       ///< A first difference was found.
   /// 0: the pass ran on both sides and its outputs differ; -1: it ran only in
   /// BASE and changed the IR; +1: only in HEAD.
   int only_in = 0;
   std::string pass, argument, label;
   DumpDialect dialect = DumpDialect::kMlir;
-  bool entry = false;        ///< The difference is in an entry snapshot (before any printed pass).
+  bool entry = false;  ///< The difference is in an entry snapshot (before any printed pass).
   /// Both sides' inputs to the pass compared equal (the pass itself made the
   /// difference; false when its inputs are not in the dumps or differ by
   /// bytes only in ways normalization does not remove).
