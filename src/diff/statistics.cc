@@ -6,9 +6,7 @@ namespace ksnap::diff {
 namespace {
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool has(std::string_view s, std::string_view part) {
-  return s.find(part) != std::string_view::npos;
-}
+bool has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
 /// PTX: the first dotted component is the instruction, the rest its modifiers.
 const char* ptx_class(std::string_view op) {
