@@ -53,6 +53,40 @@ def main():
                                  ("add_ttir_noise", "noise", 0, "ttir")]:
         pair = ir("base", k, stage, 8192) + b"\0" + ir(head, k, stage, 8192)
         put("structural_diff_fuzz", name, bytes([DIALECT[stage]]) + pair)
+    # Pass-dump streams (BASE \0 HEAD) as Triton prints them with
+    # MLIR_ENABLE_DUMP=1 / LLVM_IR_ENABLE_DUMP=1: MLIR Before dumps of real
+    # TTIR/TTGIR, LLVM function dumps, machine-code dumps; HEAD's LICM output
+    # differs (no_licm), or one pass is missing.
+    def before(p, a, text):
+        return (f"// -----// IR Dump Before {p} ({a}) ('builtin.module' operation) //----- //\n"
+                .encode() + text + b"\n")
+
+    def stream(head_build, drop=False):
+        ttir, pre = ir("base", 2, "ttir", 2500), ir("no_licm", 2, "ttgir", 2500)
+        post = ir(head_build, 2, "ttgir", 2500)
+        llir = ir("base", 2, "llir", 2000)
+        s = before("Inliner", "inline", ttir) + before("ConvertTritonToTritonGPU",
+                                                         "convert-triton-to-tritongpu", pre)
+        if not drop:
+            s += before("TritonLICM", "triton-licm", pre)
+        s += before("Canonicalizer", "canonicalize", post)
+        s += b"; *** IR Dump Before TritonLLVMOptimizeModule (triton-llvm-optimize-module) ***\n" + llir
+        s += b"; *** IR Dump After InstCombinePass on softmax_kernel ***\n" + llir
+        s += (b"# *** IR Dump After NVPTX DAG->DAG Pattern Instruction Selection (nvptx-isel) ***:\n"
+              b"# Machine code for function softmax_kernel: IsSSA, TracksLiveness\n"
+              b"bb.0 (%ir-block.1):\n  %1:float32regs = LD_f32 0, 0, 1, 3, 32, %0:int64regs, 0\n"
+              b"  Return\n# End machine code for function softmax_kernel.\n")
+        return s
+
+    put("pass_dump_fuzz", "softmax_licm", stream("base") + b"\0" + stream("no_licm"))
+    put("pass_dump_fuzz", "softmax_dropped_pass", stream("base") + b"\0" + stream("base", True))
+    put("pass_dump_fuzz", "headers", b"\0".join([
+        b"*** IR Dump After Expand Atomic instructions (atomic-expand) *** (function: k)\nx\n"
+        b"; *** IR Dump After LoopRotatePass on loop %12 in function k ***\ny\n"
+        b"// -----// IR Dump After TritonGPUPipeline Failed (tritongpu-pipeline) ('tt.func' "
+        b"operation: @k) //----- //\nz\n",
+        b"; *** IR Dump After SimplifyCFGPass on k omitted because no change ***\n"
+        b"*** IR Dump At Start ***\nw\n"]))
     add = ("module {\n  tt.func public @add(%x: !tt.ptr<f32>, %n: i32) {\n"
            "    %c = arith.constant 256 : i32\n    %p = tt.get_program_id x : i32\n"
            "    %s = arith.muli %p, %c : i32\n    tt.return\n  }\n}\n")

@@ -17,7 +17,7 @@ build="${KSNAP_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${KSNAP_FUZZ_JOBS:-2}"
 all=(lexer_fuzz normalize_fuzz json_fuzz capture_fuzz samples_fuzz bench_fuzz tune_cache_fuzz
      store_record_fuzz unstable_fuzz structural_diff_fuzz binary_fuzz recompile_report_fuzz
-     manifest_fuzz)
+     manifest_fuzz pass_dump_fuzz)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -66,7 +66,7 @@ for t in "${targets[@]}"; do
   max_len=65536
   case "$t" in
     lexer_fuzz|normalize_fuzz) seeds+=("$ir_seeds") ;;
-    structural_diff_fuzz) max_len=32768 ;;
+    structural_diff_fuzz|pass_dump_fuzz) max_len=32768 ;;
     capture_fuzz|json_fuzz|samples_fuzz|bench_fuzz|tune_cache_fuzz|store_record_fuzz|unstable_fuzz|recompile_report_fuzz|manifest_fuzz)
       max_len=16384 ;;
   esac

@@ -4,7 +4,9 @@
             -- PROGRAM [ARGS...]
     merge OUT [SHARD...] [--build NAME]
     recompile CAPTURE -o OUT [--target T] [--jobs N] [--shard i/n] [--timeout S]
-              [--kernel NAME]... [--no-sass] [--build NAME]
+              [--kernel NAME]... [--no-sass] [--build NAME] [--python PATH]
+    explain-compile CAPTURE --cache-dir D --kernel K -o OUT [--python PATH]
+              [--env NAME=VALUE]... [--unset NAME]...     (see explain.py)
     affected FILE [--pytest] [--script S]    (see affected.py)
 
 ``capture`` runs PROGRAM unchanged with the recorder installed:
@@ -75,6 +77,23 @@ def _parser() -> argparse.ArgumentParser:
                    help="a kernel library the capture used: its records may import it, and "
                         "its plain Python helpers are taken from the installed module "
                         "(repeatable; see docs/hostile-input.md)")
+    r.add_argument("--python", metavar="PATH",
+                   help="interpreter whose Triton compiles (default: this one); compare two "
+                        "Triton builds by recompiling one capture under each")
+    e = sub.add_parser("explain-compile", help="rebuild one variant with IR dumped after every "
+                                               "pass (ksnap explain runs this per side)")
+    e.add_argument("capture", help="capture folder")
+    e.add_argument("--cache-dir", required=True, help="the variant's cache folder name")
+    e.add_argument("--kernel", required=True, help="the variant's kernel name")
+    e.add_argument("-o", "--output", required=True, help="folder for passes.log, explain.json")
+    e.add_argument("--python", metavar="PATH", help="interpreter whose Triton compiles")
+    e.add_argument("--env", action="append", metavar="NAME=VALUE",
+                   help="set for the compile (repeatable)")
+    e.add_argument("--unset", action="append", metavar="NAME",
+                   help="removed from the compile's environment (repeatable)")
+    e.add_argument("--timeout", type=float, default=900.0, help="seconds (0: none)")
+    e.add_argument("--trust-module", action="append", metavar="MODULE",
+                   help="as for recompile (repeatable)")
     return p
 
 
@@ -254,4 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from . import recompile
 
         return recompile.main_args(args)
+    if args.command == "explain-compile":
+        from . import explain
+
+        return explain.main_args(args)
     return _capture(args) if args.command == "capture" else _merge(args)

@@ -426,6 +426,16 @@ class Progress:
 # The command
 # ---------------------------------------------------------------------------
 
+def check_python(python: str) -> str:
+    """``--python PATH``: an executable file (absolute, or found on PATH)."""
+    import shutil
+
+    found = shutil.which(python)
+    if not found:
+        raise RecompileError(f"--python {python!r}: not an executable interpreter")
+    return os.path.abspath(found) if os.sep in python else found
+
+
 def _failure_text(f: dict) -> str:
     err = f.get("error") or ""
     lines = [ln for ln in err.strip().splitlines() if ln.strip()]
@@ -440,6 +450,7 @@ def recompile(capture: str, out: str, *, target: str | None = None, jobs: int | 
               stream: Any = None, tty: bool | None = None) -> int:
     """Runs the command; returns the exit status."""
     stream = stream or sys.stderr
+    python = check_python(python) if python else None
     capture = os.path.abspath(capture)
     out = os.path.abspath(out)
     if capture == out:
@@ -513,6 +524,7 @@ def recompile(capture: str, out: str, *, target: str | None = None, jobs: int | 
         "format": "ksnap-recompile-report", "format_version": 1,
         "capture": capture, "target": target_name(tgt), "target_detail": tgt,
         "triton_version": info.get("triton_version"), "sass_tool": info.get("sass"),
+        "python": python or sys.executable,
         "shard": f"{i_n[0]}/{i_n[1]}", "jobs": jobs,
         "variants_in_capture": p.total, "planned": len(p.tasks),
         "other_shards": p.other_shards, "rebuilt": len(rebuilt), "failed": failures,
@@ -550,7 +562,7 @@ def main_args(args: Any) -> int:
         return recompile(args.capture, args.output, target=args.target, jobs=args.jobs,
                          shard=args.shard, build=args.build, timeout=args.timeout,
                          kernels=args.kernel or (), sass=not args.no_sass,
-                         trusted=args.trust_module or ())
+                         trusted=args.trust_module or (), python=args.python)
     except RecompileError as e:
         print(f"ksnap_triton: recompile: {e}", file=sys.stderr)
         return EXIT_USAGE

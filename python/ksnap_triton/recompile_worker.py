@@ -282,9 +282,47 @@ def _rebuilt_entry(w: Worker, entry: dict, kernel: Any, out: str, capture: str,
     return new
 
 
+# The header of the one dump ksnap adds to Triton's (explain.py): the LLVM
+# module as llvm.optimize_module receives it (translated from MLIR, libdevice
+# linked), in LLVM's legacy header form so that ksnap's dump parser reads it.
+OPTIMIZE_HEADER = ("; *** IR Dump Before TritonLLVMOptimizeModule "
+                   "(triton-llvm-optimize-module) ***\n")
+
+
+def hook_llvm_dumps() -> bool:
+    """Makes Triton's ``llvm.optimize_module`` print its input module first
+    (to file descriptor 2, where LLVM's own dumps go). False when this
+    Triton has no such binding (the stand-in, other layouts)."""
+    try:
+        from triton._C.libtriton import llvm  # type: ignore
+    except Exception:  # noqa: BLE001
+        return False
+    f = getattr(llvm, "optimize_module", None)
+    if f is None:
+        return False
+    if getattr(f, "_ksnap_dump", False):
+        return True
+
+    def optimize_module(mod, *a, **k):
+        os.write(2, (OPTIMIZE_HEADER + str(mod) + "\n").encode("utf-8", "replace"))
+        return f(mod, *a, **k)
+
+    optimize_module._ksnap_dump = True  # type: ignore[attr-defined]
+    try:
+        llvm.optimize_module = optimize_module
+    except (AttributeError, TypeError):
+        return False
+    return True
+
+
 def _run_one(w: Worker, task: dict) -> dict:
     t0 = time.perf_counter()
-    err_file = tempfile.TemporaryFile()
+    dump_to = task.get("dump_to")
+    if dump_to:  # explain: Triton's pass dumps (fd 2) go to this file, whole
+        hook_llvm_dumps()
+        err_file = open(dump_to, "a+b")
+    else:
+        err_file = tempfile.TemporaryFile()
     saved = os.dup(2)
     os.dup2(err_file.fileno(), 2)
     try:

@@ -130,17 +130,6 @@ void input_failed(const Task& t, const Status& b, const Status& h, const char* t
   sd->input_error = true;
 }
 
-void add_op_deltas(const norm::Module& mb, const norm::Module& mh, StageDiff* sd) {
-  auto cb = norm::op_counts(mb), ch = norm::op_counts(mh);
-  for (const auto& [op, n] : cb) {
-    auto it = ch.find(op);
-    int64_t delta = (it != ch.end() ? it->second : 0) - n;
-    if (delta) sd->op_deltas[op] = delta;
-  }
-  for (const auto& [op, n] : ch)
-    if (!cb.count(op)) sd->op_deltas[op] = n;
-}
-
 /// A stage present on one side only: added or removed whatever its text;
 /// a file that cannot be read or normalized gives no counts and says why.
 void one_sided_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
@@ -210,7 +199,7 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
     if (!sd->fallback.empty()) sd->fallback += "; ";
     sd->fallback += (m == &*mb ? "BASE " : "HEAD ") + m->file + ": " + m->fallback;
   }
-  add_op_deltas(*mb, *mh, sd);
+  sd->op_deltas = op_count_deltas(*mb, *mh);
   fill_ir_resources(&*mb, &*mh, sd);
   fill_statistics(&*mb, &*mh, sd);
 }

@@ -101,4 +101,17 @@ std::map<std::string, int64_t> stage_statistics(const norm::Module& m, std::stri
   return out;
 }
 
+std::map<std::string, int64_t> op_count_deltas(const norm::Module& base, const norm::Module& head) {
+  std::map<std::string, int64_t> out;
+  auto cb = norm::op_counts(base), ch = norm::op_counts(head);
+  for (const auto& [op, n] : cb) {
+    auto it = ch.find(op);
+    int64_t delta = (it != ch.end() ? it->second : 0) - n;
+    if (delta) out[op] = delta;
+  }
+  for (const auto& [op, n] : ch)
+    if (!cb.count(op)) out[op] = n;
+  return out;
+}
+
 }  // namespace ksnap::diff

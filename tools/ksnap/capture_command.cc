@@ -152,6 +152,30 @@ Status exec_plugin(const std::vector<std::string>& args, PluginInput input) {
                                                  " (set KSNAP_PYTHON to a Python 3 interpreter)");
 }
 
+long start_plugin(const std::vector<std::string>& args, PluginInput input) {
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    report_error(
+        make_error(ErrorCode::kUnavailable, std::string("cannot fork: ") + std::strerror(errno)));
+    return -1;
+  }
+  if (pid == 0) {
+    Status s = exec_plugin(args, input);  // returns only on failure
+    report_error(s);
+    ::_exit(kExitError);
+  }
+  return pid;
+}
+
+int wait_plugin(long pid) {
+  if (pid < 0) return kExitError;
+  int st = 0;
+  while (::waitpid(static_cast<pid_t>(pid), &st, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 namespace {
 
 struct CaptureFlags {
@@ -173,22 +197,8 @@ struct CaptureFlags {
   }
 };
 
-/// Runs the plugin in a child process; its exit status (128 + signal when killed).
 int spawn_plugin(const std::vector<std::string>& args) {
-  std::fflush(nullptr);
-  pid_t pid = ::fork();
-  if (pid < 0)
-    return report_error(
-        make_error(ErrorCode::kUnavailable, std::string("cannot fork: ") + std::strerror(errno)));
-  if (pid == 0) {
-    Status s = exec_plugin(args);  // returns only on failure
-    report_error(s);
-    ::_exit(kExitError);
-  }
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return wait_plugin(start_plugin(args, PluginInput::kUserProgram));
 }
 
 std::string strip_slashes(std::string p) {

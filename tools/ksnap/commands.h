@@ -38,10 +38,17 @@ enum class PluginInput { kUserProgram, kUntrustedCapture };
 Status exec_plugin(const std::vector<std::string>& args,
                    PluginInput input = PluginInput::kUserProgram);
 
+/// Runs the plugin in a child process (exec_plugin there): its pid, or -1
+/// when it cannot fork (reported). wait_plugin: its exit status (128 +
+/// signal when killed; 2 for pid -1).
+long start_plugin(const std::vector<std::string>& args, PluginInput input);
+int wait_plugin(long pid);
+
 void register_diff_commands(CLI::App& app, Context& ctx);         // diff, show, normalize
 void register_tune_commands(CLI::App& app, Context& ctx);         // tune replay, ...
 void register_capture_commands(CLI::App& app, Context& ctx);      // capture, merge
 void register_recompile_command(CLI::App& app, Context& ctx);     // recompile
+void register_explain_command(CLI::App& app, Context& ctx);       // explain
 void register_store_commands(CLI::App& app, Context& ctx);        // record, baseline, log, store
 void register_determinism_commands(CLI::App& app, Context& ctx);  // check-determinism
 

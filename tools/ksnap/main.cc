@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   ksnap::cli::register_capture_commands(app, ctx);
   ksnap::cli::register_determinism_commands(app, ctx);
   ksnap::cli::register_recompile_command(app, ctx);
+  ksnap::cli::register_explain_command(app, ctx);
   // `--color` alone means always (as in git); CLI11 would take the next
   // argument (BASE) as its value, so spell it out first.
   std::vector<std::string> args;

@@ -7,8 +7,9 @@
 //   => execvp("python3", {"python3", "-m", "ksnap_triton", "recompile",
 //             "ci/main", "-o", "ci/main-sm80", "--target", "cuda:80", "--jobs", "16"})
 //
-// The interpreter ($KSNAP_PYTHON, else python3) must have Triton; no GPU or
-// driver is needed. Exit status: 0 every variant rebuilt; 1 some failed or
+// The interpreter ($KSNAP_PYTHON, else python3) must have Triton, or
+// --python names the one whose Triton compiles (the workers'; the driver
+// stays on $KSNAP_PYTHON); no GPU or driver is needed. Exit status: 0 every variant rebuilt; 1 some failed or
 // could not be planned (the output capture holds the rest, and
 // OUT/recompile.json each failure with the compiler's message); 2 usage or
 // input error.
@@ -23,7 +24,7 @@ namespace ksnap::cli {
 namespace {
 
 struct RecompileFlags {
-  std::string capture, output, target, shard, build;
+  std::string capture, output, target, shard, build, python;
   unsigned jobs = 0;
   double timeout = 900;
   std::vector<std::string> kernels, trusted_modules;
@@ -39,6 +40,7 @@ struct RecompileFlags {
     for (const std::string& k : kernels) a.insert(a.end(), {"--kernel", k});
     if (no_sass) a.push_back("--no-sass");
     for (const std::string& m : trusted_modules) a.insert(a.end(), {"--trust-module", m});
+    if (!python.empty()) a.insert(a.end(), {"--python", python});
     return a;
   }
 };
@@ -67,7 +69,13 @@ void register_recompile_command(CLI::App& app, Context& ctx) {
                 "A kernel library the capture used: its records may import it and its plain "
                 "Python helpers come from the installed module (repeatable; by default only "
                 "triton, triton.language and math)");
-  c->footer("Example: ksnap recompile ci/main -o ci/main-sm80 --target cuda:80 --jobs 16");
+  c->add_option("--python", f->python,
+                "Interpreter whose Triton compiles (default: the plugin's, $KSNAP_PYTHON): "
+                "recompile one capture under two Tritons and diff the outputs");
+  c->footer(
+      "Examples:\n"
+      "  ksnap recompile ci/main -o ci/main-sm80 --target cuda:80 --jobs 16\n"
+      "  ksnap recompile ci/main -o ci/next --python /opt/triton-next/bin/python3");
   c->callback([f, &ctx] {
     ctx.exit_code = report_error(exec_plugin(f->plugin_args(), PluginInput::kUntrustedCapture));
   });

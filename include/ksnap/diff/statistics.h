@@ -34,6 +34,10 @@ inline constexpr const char* kInstructionClasses[] = {
     "alu",         ///< everything else: arithmetic, logic, moves, compares
 };
 
+/// HEAD's count minus BASE's per op name (norm::op_counts), nonzero
+/// entries only: StageDiff::op_deltas.
+std::map<std::string, int64_t> op_count_deltas(const norm::Module& base, const norm::Module& head);
+
 /// The class of instruction `op` in the machine code of `stage` ("ptx",
 /// "sass", "amdgcn"); nullptr for other stages (IR, not machine code).
 const char* instruction_class(std::string_view stage, std::string_view op);

@@ -43,6 +43,27 @@ class FakeBackend:
         args.update({k: v for k, v in opts.items() if k in args and v is not None and k != "arch"})
         return _Options(**args)
 
+    # The pipeline, as Triton's backends list it (passes.py runs and dumps it).
+    @staticmethod
+    def make_ttir(pm):
+        pm.add("Inliner", "inline")
+        pm.add("Canonicalizer", "canonicalize")
+        pm.add("TritonCombineOps", "triton-combine")
+        pm.add("CSE", "cse")
+
+    @staticmethod
+    def make_ttgir(pm):
+        pm.add("ConvertTritonToTritonGPU", "convert-triton-to-tritongpu")
+        pm.add("TritonGPUCoalesce", "tritongpu-coalesce")
+        pm.add("TritonGPUAccelerateMatmul", "tritongpu-accelerate-matmul")
+        pm.add("TritonGPURemoveLayoutConversions", "tritongpu-remove-layout-conversions")
+        pm.add("Canonicalizer", "canonicalize")
+
+    @staticmethod
+    def make_llir(pm):
+        pm.add("ConvertTritonGPUToLLVM", "convert-triton-gpu-to-llvm")
+        pm.add("CSE", "cse")
+
     @staticmethod
     def parse_attr(desc):
         return [["tt.divisibility", 16]] if "D" in desc else []

@@ -2,6 +2,7 @@ import base64
 import hashlib
 import json
 import os
+import sys
 from collections import namedtuple
 
 from .. import knobs
@@ -116,10 +117,16 @@ def compile(src, target=None, options=None):
         time.sleep(60)
     arch = _arch_of(target)
     options.pop("arch", None)
+    backend = make_backend(target or GPUTarget("cuda", 90, 32))
+    # Like Triton's cache key: the compiler's own code and the knobs set.
+    env = _env_knobs()
+    with open(sys.modules[type(backend).__module__].__file__, "rb") as f:
+        compiler_src = hashlib.sha256(f.read()).hexdigest()
     key = json.dumps([src.name, src.fn.src, sorted(src.signature.items()),
                       sorted((str(k), repr(v)) for k, v in src.constants.items()),
                       sorted((str(k), v) for k, v in src.attrs.items()),
-                      sorted((k, repr(v)) for k, v in options.items()), arch])
+                      sorted((k, repr(v)) for k, v in options.items()), arch,
+                      sorted(env.items()), compiler_src])
     h = hashlib.sha256(key.encode()).hexdigest()
     folder = os.path.join(knobs.cache.dir, _b32(h))
     meta_name = f"{src.name}.json"
@@ -141,13 +148,15 @@ def compile(src, target=None, options=None):
           "name": src.name, "num_warps": options.get("num_warps", 4),
           "num_stages": options.get("num_stages", 3), "arch": arch,
           "shared": options.get("shared", 1024), "triton_version": "3.6.0-fake"}
+    md.update(env)  # Triton records the cache-invalidating knobs that are set
     group = {}
+    ir = _pipeline(src, backend, md, options, tgt)
     consts = ",".join(f"{k}={v}" for k, v in sorted((str(k), v) for k, v in src.constants.items()))
     asm = "ptx" if tgt["backend"] == "cuda" else "amdgcn"
     binary = "cubin" if tgt["backend"] == "cuda" else "hsaco"
     for ext in ("source", "ttir", "ttgir", "llir", asm):
         text = (f"// {ext} of {src.name} [{consts}] warps={md['num_warps']} arch={arch}"
-                f" fp_fusion={options.get('enable_fp_fusion')}\n")
+                f" fp_fusion={options.get('enable_fp_fusion')}\n") + ir.get(ext, "")
         group[f"{src.name}.{ext}"] = _put(folder, f"{src.name}.{ext}", text.encode())
     group[f"{src.name}.{binary}"] = _put(folder, f"{src.name}.{binary}", b"\x7fELF\0" + h.encode()[:16])
     group[meta_name] = _put(folder, meta_name, json.dumps(md).encode())
@@ -156,6 +165,45 @@ def compile(src, target=None, options=None):
         listener(src=src, metadata=md, metadata_group=group, times=CompileTimes(250000),
                  cache_hit=False)
     return CompiledKernel(src, group, h)
+
+
+# Knobs Triton lists as cache-invalidating (tools/Sys/GetEnv.hpp), recorded
+# in the metadata when set, as Triton does ("DISABLE_MMA_V3": "true").
+_KNOBS = ("DISABLE_LLVM_OPT", "DISABLE_MMA_V3", "TRITON_DEFAULT_FP_FUSION",
+          "TRITON_DISABLE_LINE_INFO", "LLVM_IR_ENABLE_DUMP", "MLIR_ENABLE_DUMP")
+
+
+def _env_knobs():
+    out = {}
+    for k in _KNOBS:
+        v = os.environ.get(k)
+        if v is not None:
+            out[k] = "true" if v.lower() in ("1", "true", "on") else "false"
+    return out
+
+
+def _pipeline(src, backend, md, options, tgt):
+    """ttir, ttgir, llir and ptx texts of the stand-in pipeline (passes.py)."""
+    from ..backends import passes
+
+    block = next((v for v in src.constants.values() if isinstance(v, int) and v > 1), 16)
+    args = [n for n, t in src.signature.items() if t != "constexpr"]
+    ctx = {"num_warps": md["num_warps"], "block": block,
+           "target": f"{tgt['backend']}:{tgt['arch']}"}
+    out = {}
+    ir = passes.frontend(src.name, args, block, md["num_warps"])
+    for stage, make in (("ttir", backend.make_ttir), ("ttgir", backend.make_ttgir),
+                        ("llmlir", backend.make_llir)):
+        pm = passes.PassManager(ctx)
+        make(pm)
+        ir = pm.run(ir)
+        out[stage] = ir
+    llvm = passes.run_llvm_middle_end(passes.translate_to_llvm(ir, src.name, block), src.name)
+    out["llir"] = llvm
+    asm = "ptx" if tgt["backend"] == "cuda" else "amdgcn"
+    out[asm] = passes.codegen(llvm, src.name, options.get("enable_fp_fusion", True))
+    del out["llmlir"]
+    return out
 
 
 def _put(folder, name, data):
