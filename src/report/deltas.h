@@ -7,6 +7,10 @@
 
 namespace ksnap::report {
 
+/// The ranking of figure changes every list uses: larger relative change
+/// |head - base| / max(|base|, 1) first, then larger |head - base|.
+bool larger_change_first(const FigureChange& a, const FigureChange& b);
+
 /// Fills Report::resource_deltas and resource_headline from the variants'
 /// figures (VariantDiff::resources), and a note per variant whose binary
 /// figures could not be read.

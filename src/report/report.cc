@@ -235,19 +235,25 @@ void rank_figures(const diff::DiffResult& r, Report* rep) {
     for (const auto& s : r.variants[vi].stages)
       if (!s.unstable) collect(vi, s.stage, s.resources);
   }
-  auto rel = [](const FigureChange& f) {
-    return static_cast<double>(std::llabs(f.head - f.base)) /
-           static_cast<double>(std::max<int64_t>(std::llabs(f.base), 1));
-  };
-  std::stable_sort(rows.begin(), rows.end(), [&rel](const FigureChange& a, const FigureChange& b) {
-    double ra = rel(a), rb = rel(b);
-    if (ra != rb) return ra > rb;
-    return std::llabs(a.head - a.base) > std::llabs(b.head - b.base);
-  });
+  std::stable_sort(rows.begin(), rows.end(), larger_change_first);
   rep->figure_changes_total = rows.size();
   if (rows.size() > rep->options.max_figure_rows) rows.resize(rep->options.max_figure_rows);
   rep->figure_changes = std::move(rows);
 }
+
+}  // namespace
+
+bool larger_change_first(const FigureChange& a, const FigureChange& b) {
+  auto rel = [](const FigureChange& f) {
+    return static_cast<double>(std::llabs(f.head - f.base)) /
+           static_cast<double>(std::max<int64_t>(std::llabs(f.base), 1));
+  };
+  double ra = rel(a), rb = rel(b);
+  if (ra != rb) return ra > rb;
+  return std::llabs(a.head - a.base) > std::llabs(b.head - b.base);
+}
+
+namespace {
 
 void stage_notes(const diff::DiffResult& r, Report* rep) {
   // A variant HEAD's recompile could not rebuild: its reason, never "removed".

@@ -8,7 +8,6 @@
 //   resource_deltas    [spills: hurt 4 (started 3), helped 0, 4 of 19, 5 → 92]
 //                      [registers: hurt 0, helped 2, 2 of 19, 510 → 480]
 #include <algorithm>
-#include <cstdlib>
 
 #include "report/deltas.h"
 
@@ -117,15 +116,8 @@ void add_resource_deltas(const diff::DiffResult& r, Report* rep) {
       }
     }
     if (!d.hurt && !d.helped) continue;
-    auto by_size = [](const FigureChange& a, const FigureChange& b) {
-      auto rel = [](const FigureChange& f) {
-        return static_cast<double>(std::llabs(f.head - f.base)) /
-               static_cast<double>(std::max<int64_t>(std::llabs(f.base), 1));
-      };
-      return rel(a) > rel(b);
-    };
-    std::stable_sort(hurt.begin(), hurt.end(), by_size);
-    std::stable_sort(helped.begin(), helped.end(), by_size);
+    std::stable_sort(hurt.begin(), hurt.end(), larger_change_first);
+    std::stable_sort(helped.begin(), helped.end(), larger_change_first);
     d.rows = std::move(hurt);
     d.rows.insert(d.rows.end(), helped.begin(), helped.end());
     d.rows_total = d.rows.size();
