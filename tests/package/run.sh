@@ -18,7 +18,7 @@
 #            plugin in /usr/lib/python3/dist-packages by itself, and nothing
 #            is left behind (needs root and unshare; a shared development
 #            machine must not get packages installed by a test run)
-#   dpkg     a real `dpkg -i` into the real root, `dpkg -r` at the end; for
+#   dpkg     a real `dpkg -i` into the real root, `dpkg --purge` at the end; for
 #            a throwaway machine (.ci/run sets it); refuses if ksnap is
 #            installed already
 #   extract  `dpkg -x` into a temporary root, with PYTHONPATH standing in for

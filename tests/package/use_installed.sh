@@ -29,7 +29,9 @@ fi
 mode="$1" deb="$2" work="$3" version="$4"
 
 installed_by_us=0
-trap '[ "$installed_by_us" = 0 ] || dpkg -r ksnap >/dev/null 2>&1 || true' EXIT
+# --purge, not -r: a removed package stays known to dpkg ("rc",
+# deinstall ok config-files), and the next run must find the machine as it was.
+trap '[ "$installed_by_us" = 0 ] || dpkg --purge ksnap >/dev/null 2>&1 || true' EXIT
 py_env=()
 root=""
 case "$mode" in
@@ -37,8 +39,14 @@ case "$mode" in
     [ "$(id -u)" = 0 ] || fail "installing with dpkg -i needs root"
     if [ "$mode" = sandbox ]; then
       overlay_root "$work"
-    elif dpkg -s ksnap >/dev/null 2>&1; then
-      fail "a ksnap package is installed already; not replacing it"
+    else
+      # Only an installed package is in the way. "rc" (removed, config files
+      # known) or "not-installed" is what a previous run's removal leaves.
+      status="$(dpkg-query -W -f='${Status}' ksnap 2>/dev/null || true)"
+      case "$status" in
+        "" | *" not-installed" | *" config-files") ;;
+        *) fail "a ksnap package is installed already ($status); not replacing it" ;;
+      esac
     fi
     dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail "dpkg -i"; }
     [ "$mode" = sandbox ] || installed_by_us=1
