@@ -12,6 +12,8 @@
 #      lib/python3/dist-packages/ksnap_triton/          (KSNAP_PYTHON_INSTALL_DIR)
 #      share/ksnap/python/ksnap_triton -> ../../../lib/python3/dist-packages/ksnap_triton
 #      share/ksnap/examples/corpus/                      (the bundled example)
+#      share/man/man1/ksnap.1, share/bash-completion/completions/ksnap,
+#      share/zsh/vendor-completions/_ksnap               (ksnap man / completion)
 #
 # A consumer:  find_package(ksnap 0.1 REQUIRED COMPONENTS tune)
 #              target_link_libraries(app PRIVATE ksnap::tune)   # or ksnap::tune_shared
@@ -123,4 +125,9 @@ if(TARGET ksnap)
   endif()
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/examples/corpus"
           DESTINATION "share/ksnap/examples")
+  # Written by the binary after it links (CMakeLists.txt, docs_command.cc).
+  install(FILES "${PROJECT_BINARY_DIR}/ksnap.1" DESTINATION "share/man/man1")
+  install(FILES "${PROJECT_BINARY_DIR}/ksnap.bash-completion"
+          DESTINATION "share/bash-completion/completions" RENAME ksnap)
+  install(FILES "${PROJECT_BINARY_DIR}/_ksnap" DESTINATION "share/zsh/vendor-completions")
 endif()

@@ -23,6 +23,16 @@ tier() {
   [ -n "$1" ] && echo "== $1"
   return 0
 }
+# The C++ CLI tests build shell command lines from temporary paths without
+# quoting them (ksnap itself takes argv and handles any path): a TMPDIR with a
+# space or a shell character would break dozens of them for no product
+# reason. Use a private folder under /tmp instead, and say so.
+if [ -n "${TMPDIR:-}" ] && [[ "$TMPDIR" =~ [^A-Za-z0-9._/+=,@-] ]]; then
+  safe_tmp="$(mktemp -d /tmp/ksnap-tests.XXXXXX)"
+  echo "== TMPDIR='$TMPDIR' holds characters the tests' shell command lines do not quote; using $safe_tmp for this run"
+  export TMPDIR="$safe_tmp"
+  trap 'rm -rf "$safe_tmp"' EXIT
+fi
 tier "build"
 bash scripts/install-deps.sh   # the quick start installs only what building needs
 bash scripts/build.sh -DKSNAP_BUILD_TESTS=ON -DKSNAP_BUILD_BENCH=ON

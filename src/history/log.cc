@@ -31,6 +31,19 @@ Expected<std::string> previous_recorded(Store& store, const CommitInfo& c, const
   return std::string();
 }
 
+/// " (did you mean 'x'?)" when one of `known` is close to `word`, else
+/// " (WHAT: a, b, c, ...)" listing the first few.
+std::string closest_of(const std::string& word, const std::set<std::string>& known,
+                       const std::string& what) {
+  std::vector<std::string> all(known.begin(), known.end());
+  std::string guess = did_you_mean(word, all);
+  if (!guess.empty()) return " (did you mean '" + escape_control(guess) + "'?)";
+  std::string list;
+  for (size_t i = 0; i < all.size() && i < 8; ++i) list += (i ? ", " : "") + escape_control(all[i]);
+  if (all.size() > 8) list += ", ...";
+  return " (" + what + ": " + list + ")";
+}
+
 bool stage_wanted(const LogQuery& q, const std::string& stage) {
   return q.stage.empty() ? stage != "source" : stage == q.stage;
 }
@@ -166,10 +179,20 @@ Expected<std::vector<LogEntry>> kernel_log(Store& store, const LogQuery& q) {
   std::vector<LogEntry> out;
   std::unordered_set<std::string> visited;
   KSNAP_ASSIGN_OR_RETURN(std::vector<StoredVariant> child_vars, store.variants(cur));
+  // What the walk saw, to tell an empty log from a mistyped kernel or stage.
+  std::set<std::string> kernels_seen, stages_seen;
+  auto note_seen = [&](const std::vector<StoredVariant>& vs) {
+    for (const StoredVariant& v : vs) {
+      kernels_seen.insert(v.meta.kernel);
+      for (const StoredStage& st : v.stages) stages_seen.insert(st.stage);
+    }
+  };
+  note_seen(child_vars);
   while (visited.insert(cur).second) {
     KSNAP_ASSIGN_OR_RETURN(std::string prev, previous_recorded(store, info[cur], q.repo, recorded));
     if (prev.empty()) break;
     KSNAP_ASSIGN_OR_RETURN(std::vector<StoredVariant> parent_vars, store.variants(prev));
+    note_seen(parent_vars);
     // Equal trees: nothing changed (the common case, decided without IR).
     if (info[prev].tree != info[cur].tree) {
       std::vector<KernelChange> changes = compare(parent_vars, child_vars, q, facts);
@@ -181,6 +204,18 @@ Expected<std::vector<LogEntry>> kernel_log(Store& store, const LogQuery& q) {
     }
     cur = prev;
     child_vars = std::move(parent_vars);
+  }
+  if (out.empty()) {
+    if (!q.kernel.empty() && !kernels_seen.count(q.kernel))
+      return make_error(ErrorCode::kNotFound,
+                        "no recorded commit has a kernel named '" + q.kernel + "'" +
+                            closest_of(q.kernel, kernels_seen, "kernels"),
+                        {store.path(), 0, 0});
+    if (!q.stage.empty() && !stages_seen.count(q.stage))
+      return make_error(ErrorCode::kInvalidArgument,
+                        "no recorded variant has a stage named '" + q.stage + "'" +
+                            closest_of(q.stage, stages_seen, "stages"),
+                        {store.path(), 0, 0});
   }
   return out;
 }

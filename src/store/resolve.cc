@@ -34,12 +34,13 @@ Expected<std::string> resolve_commit(const std::string& arg, const std::string& 
                                      const std::string& repo) {
   auto s = Store::open_read_only(store_path);
   if (!s)
+    // Name the folder first: a mistyped build folder is the usual cause,
+    // the missing store only the reason it could not be a commit either.
     return make_error(s.status().code(),
-                      "'" + arg +
-                          "' is not a build folder, and there is no history store to "
-                          "look it up in (" +
-                          s.status().message() + ")",
-                      s.status().location());
+                      "no such build folder, and no history store to look it up in as a "
+                      "commit (" +
+                          s.status().to_string() + ")",
+                      {arg, 0, 0});
   return lookup(*s, arg, repo);
 }
 

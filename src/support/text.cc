@@ -1,6 +1,9 @@
 #include "ksnap/support/text.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <vector>
 
 namespace ksnap {
 
@@ -149,5 +152,52 @@ std::string escape_control(std::string_view s, bool keep_tab) {
   }
   return out;
 }
+
+
+namespace {
+
+std::string lower_ascii(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string did_you_mean(const std::string& value, const std::vector<std::string>& candidates) {
+  const std::string v = lower_ascii(value);
+  if (v.empty()) return "";
+  std::string best;
+  size_t best_score = SIZE_MAX;
+  for (const std::string& c : candidates) {
+    std::string lc = lower_ascii(c);
+    size_t score;
+    if (lc == v) score = 0;
+    else if (lc.rfind(v, 0) == 0 || v.rfind(lc, 0) == 0) score = 1 + (lc.size() > v.size() ? lc.size() - v.size() : v.size() - lc.size()) / 8;
+    else if (lc.find(v) != std::string::npos) score = 3;
+    else {
+      size_t d = edit_distance(v, lc);
+      if (d > std::max<size_t>(2, lc.size() / 3)) continue;
+      score = 3 + d;
+    }
+    if (score < best_score) {
+      best_score = score;
+      best = c;
+    }
+  }
+  return best;
+}
+
 
 }  // namespace ksnap

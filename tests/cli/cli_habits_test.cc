@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <map>
 #include <vector>
@@ -303,3 +304,167 @@ TEST(Habits, OrderAndHeadNames) {
 }
 
 }  // namespace
+
+// git's spellings and messages (issue 19): each row is `ksnap ARGS`, the exit
+// code, and a text stdout or stderr must hold.
+TEST(Habits, GitSpellingsAndMistypedCommands) {
+  struct Case {
+    std::string args;
+    int rc;
+    std::string out, err;
+  };
+  const std::vector<Case> cases = {
+      {"dif a b", 2, "", "'dif' is not a ksnap command. The most similar command is 'diff'."},
+      {"store vrify", 2, "", "'vrify' is not a ksnap store command. The most similar command is 'verify'."},
+      {"tune grops x", 2, "", "The most similar command is 'groups'."},
+      {"qwertyuiop", 2, "", "'qwertyuiop' is not a ksnap command. See 'ksnap --help'."},
+      {"-v", 0, "ksnap ", ""},
+      {"--version", 0, "ksnap ", ""},
+      {"help diff", 0, "Usage: ksnap diff [OPTIONS] base head", ""},
+      {"help store gc", 0, "Usage: ksnap store gc [OPTIONS]", ""},
+      {"diff --help", 0, "Usage: ksnap diff [OPTIONS] base head", ""},
+      {"help", 0, "Usage: ksnap [OPTIONS] SUBCOMMAND", ""},
+      {"diff " + example("base") + " " + example("no_licm") + " --no-color --stat", 0,
+       "6 variants changed", ""},
+      // A mistyped build folder: the folder first, then why it is not a commit either.
+      {"diff " + example("base") + " " + example("nolicm"), 2, "",
+       "ksnap: " + example("nolicm") + ": not found: no such build folder"},
+  };
+  for (const Case& c : cases) {
+    CmdResult r = run(c.args);
+    EXPECT_EQ(r.rc, c.rc) << c.args << "\n" << r.out << r.err;
+    if (!c.out.empty()) EXPECT_NE(r.out.find(c.out), std::string::npos) << c.args << "\n" << r.out;
+    if (!c.err.empty()) EXPECT_NE(r.err.find(c.err), std::string::npos) << c.args << "\n" << r.err;
+  }
+  // --no-color is --color never: no escape even where --color alone would color.
+  CmdResult plain = run("diff " + example("base") + " " + example("no_licm") + " --color --no-color");
+  EXPECT_EQ(plain.out.find('\x1b'), std::string::npos);
+  // After `--` nothing is rewritten (a captured program's own arguments).
+  CmdResult dash = run("diff -- --no-color x");
+  EXPECT_EQ(dash.rc, 2);
+  EXPECT_EQ(dash.err.find("--color=never"), std::string::npos) << dash.err;
+}
+
+// `ksnap log` of a kernel or stage no recorded commit has is an error that
+// says what was meant, not an empty log with exit 0.
+TEST(Habits, LogOfAnUnknownKernelOrStageSaysSo) {
+  TempDir t("cli_habits_log");
+  const std::string db = t.path + "/h.db";
+  const std::string a(40, 'a'), b(40, 'b');
+  ASSERT_EQ(run("record -q --store " + db + " --repo '' --commit " + a + " " + example("base")).rc, 0);
+  ASSERT_EQ(run("record -q --store " + db + " --repo '' --commit " + b + " --parent " + a + " " +
+                example("no_licm"))
+                .rc,
+            0);
+  CmdResult ok = run("log softmax_kernel --store " + db + " --repo ''");
+  EXPECT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_NE(ok.out.find("softmax_kernel"), std::string::npos) << ok.out;
+  CmdResult typo = run("log softmax_kernl --store " + db + " --repo ''");
+  EXPECT_EQ(typo.rc, 2) << typo.out;
+  EXPECT_NE(typo.err.find("no recorded commit has a kernel named 'softmax_kernl' (did you mean "
+                          "'softmax_kernel'?)"),
+            std::string::npos)
+      << typo.err;
+  CmdResult none = run("log no_such_kernel_at_all --store " + db + " --repo ''");
+  EXPECT_EQ(none.rc, 2);
+  EXPECT_NE(none.err.find("(kernels: "), std::string::npos) << none.err;
+  CmdResult stage = run("log softmax_kernel --stage tpx --store " + db + " --repo ''");
+  EXPECT_EQ(stage.rc, 2) << stage.out;
+  EXPECT_NE(stage.err.find("no recorded variant has a stage named 'tpx' (did you mean 'ptx'?)"),
+            std::string::npos)
+      << stage.err;
+  // A known kernel whose IR never changed is an empty log, exit 0.
+  CmdResult quiet = run("log softmax_kernel --stage ttir --store " + db + " --repo ''");
+  EXPECT_EQ(quiet.rc, 0) << quiet.err;
+}
+
+// At 80 columns, two variants of one kernel never print the same name: the
+// items all its changed variants share go first, then the middle.
+TEST(Habits, StatNamesStayDistinctAtEightyColumns) {
+  for (int width : {60, 80, 100}) {
+    CmdResult r = run("diff " + example("base") + " " + example("no_licm") + " --stat",
+                      "COLUMNS=" + std::to_string(width));
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::set<std::string> names;
+    size_t rows = 0;
+    for (const auto& l : lines_of(r.out)) {
+      size_t bar = l.find(" | ");
+      if (bar == std::string::npos) continue;
+      ++rows;
+      EXPECT_TRUE(names.insert(l.substr(0, bar)).second) << "width " << width << ": " << l;
+    }
+    EXPECT_EQ(rows, 6u) << r.out;
+  }
+  CmdResult r = run("diff " + example("base") + " " + example("no_licm") + " --stat", "COLUMNS=80");
+  EXPECT_NE(r.out.find("matmul_kernel{…, BLOCK_SIZE_M=64, BLOCK_SIZE_N=32"), std::string::npos) << r.out;
+}
+
+/// stdout of `bash -c SCRIPT` (the script gets no shell quoting from here).
+std::string bash_output(const std::string& script_path) {
+  std::string out;
+  FILE* p = ::popen(("bash '" + script_path + "' 2>&1").c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+// The bash completion completes command words at each level and each
+// command's own options, from the binary's command tree.
+TEST(Habits, BashCompletionKnowsEveryLevel) {
+  TempDir t("cli_habits_completion");
+  CmdResult c = run("completion bash");
+  ASSERT_EQ(c.rc, 0) << c.err;
+  std::ofstream(t.path + "/ksnap.bash") << c.out;
+  struct Case {
+    std::string words;  // COMP_WORDS, the last one being completed
+    std::string want;   // COMPREPLY, space-joined ("[...]"), or words it holds
+  };
+  const std::vector<Case> cases = {
+      {"ksnap sto", "store"},
+      {"ksnap store v", "verify"},
+      {"ksnap tune g", "groups"},
+      {"ksnap diff --sta", "--stat --stages"},
+      {"ksnap store gc --va", "--vacuum"},
+      {"ksnap he", "help"},
+      {"ksnap diff --no-su", "--no-summary"},  // not `diff`'s: log's
+      {"ksnap log --no-su", "--no-summary"},
+      {"ksnap diff base ", "case.sh ksnap.bash"},  // a positional: file names
+  };
+  for (const Case& k : cases) {
+    std::string script = t.path + "/case.sh";
+    std::ofstream(script) << "cd '" << t.path << "'\nsource ./ksnap.bash\nCOMP_WORDS=(" << k.words
+                          << (k.words.back() == ' ' ? "''" : "") << ")\nCOMP_CWORD=$(("
+                          << "${#COMP_WORDS[@]} - 1))\n_ksnap\necho \"[${COMPREPLY[*]}]\"\n";
+    std::string got = bash_output(script);
+    if (k.words.rfind("ksnap diff --no-su", 0) == 0) {
+      EXPECT_EQ(got, "[]\n") << k.words;
+      continue;
+    }
+    std::set<std::string> words;
+    std::stringstream ss(got.substr(got.find('[') + 1, got.find(']') - got.find('[') - 1));
+    for (std::string w; ss >> w;) words.insert(w);
+    std::set<std::string> want;
+    std::stringstream ws(k.want);
+    for (std::string w; ws >> w;) want.insert(w);
+    EXPECT_EQ(words, want) << k.words << " -> " << got;
+  }
+}
+
+// The man page lists every command and option, and groff reads it without
+// a warning.
+TEST(Habits, ManPageCoversEveryCommand) {
+  CmdResult m = run("man");
+  ASSERT_EQ(m.rc, 0) << m.err;
+  for (const char* cmd : {"ksnap diff", "ksnap log", "ksnap store gc", "ksnap tune groups",
+                          "ksnap capture", "ksnap explain", "ksnap completion"})
+    EXPECT_NE(m.out.find(std::string(".SS ") + cmd), std::string::npos) << cmd;
+  EXPECT_NE(m.out.find("\\-\\-stat"), std::string::npos);
+  if (std::system("command -v groff >/dev/null 2>&1") != 0) GTEST_SKIP() << "no groff";
+  TempDir t("cli_habits_man");
+  std::ofstream(t.path + "/ksnap.1") << m.out;
+  std::ofstream(t.path + "/check.sh") << "groff -man -Tutf8 -ww -z '" << t.path << "/ksnap.1'\n";
+  EXPECT_EQ(bash_output(t.path + "/check.sh"), "");
+}

@@ -54,7 +54,9 @@ for f in usr/bin/ksnap usr/lib/libksnap_tune.a usr/lib/libksnap_diff.a usr/lib/l
          usr/lib/cmake/ksnap/ksnapTargets.cmake usr/lib/pkgconfig/ksnap-tune.pc \
          usr/lib/python3/dist-packages/ksnap_triton/__main__.py \
          usr/lib/python3/dist-packages/ksnap_triton/_bootstrap/sitecustomize.py \
-         usr/share/ksnap/python/ksnap_triton usr/share/ksnap/examples/corpus/base/manifest.json; do
+         usr/share/ksnap/python/ksnap_triton usr/share/ksnap/examples/corpus/base/manifest.json \
+         usr/share/man/man1/ksnap.1 usr/share/bash-completion/completions/ksnap \
+         usr/share/zsh/vendor-completions/_ksnap; do
   grep -qx "$f" "$work/contents" || fail "the package has no /$f"
 done
 if grep -E '__pycache__|\.pyc$' "$work/contents"; then fail "the package holds bytecode"; fi

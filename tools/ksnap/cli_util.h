@@ -12,13 +12,11 @@
 #include <vector>
 
 #include "ksnap/support/status.h"
+#include "ksnap/support/text.h"
 
 namespace ksnap::cli {
 
-/// The candidate closest to `value` (case-insensitive match, a candidate
-/// that contains it or that it prefixes, or edit distance at most a third
-/// of its length, at least 2); "" when none is close.
-std::string did_you_mean(const std::string& value, const std::vector<std::string>& candidates);
+using ::ksnap::did_you_mean;  // support/text.h
 
 /// kInvalidArgument "unknown <what> 'value' (did you mean 'x'?); <what>s: a, b, c".
 Status unknown_value(const std::string& what, const std::string& value,

@@ -51,6 +51,7 @@ void register_recompile_command(CLI::App& app, Context& ctx);     // recompile
 void register_explain_command(CLI::App& app, Context& ctx);       // explain
 void register_store_commands(CLI::App& app, Context& ctx);        // record, baseline, log, store
 void register_determinism_commands(CLI::App& app, Context& ctx);  // check-determinism
+void register_docs_commands(CLI::App& app, Context& ctx);         // completion, man
 
 /// Splits "a,b,,c" into {"a", "b", "c"}.
 std::vector<std::string> split_csv(const std::string& s);

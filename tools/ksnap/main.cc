@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "habits.h"
 #include "input_limits.h"
 #include "ksnap/support/text.h"
 
@@ -19,7 +20,8 @@ int report_error(const Status& status) {
 }  // namespace ksnap::cli
 
 int main(int argc, char** argv) {
-  CLI::App app{"ksnap: snapshot, diff and autotune GPU microkernels across compiler builds"};
+  CLI::App app{"ksnap: snapshot, diff and autotune GPU microkernels across compiler builds",
+               "ksnap"};  // the name starts every usage line: "Usage: ksnap diff [OPTIONS] ..."
   app.require_subcommand(1);
   app.set_version_flag("--version", "ksnap " KSNAP_VERSION);
   ksnap::cli::Context ctx;
@@ -34,20 +36,19 @@ int main(int argc, char** argv) {
   ksnap::cli::register_determinism_commands(app, ctx);
   ksnap::cli::register_recompile_command(app, ctx);
   ksnap::cli::register_explain_command(app, ctx);
-  // `--color` alone means always (as in git); CLI11 would take the next
-  // argument (BASE) as its value, so spell it out first.
-  std::vector<std::string> args;
-  for (int i = argc - 1; i >= 1; --i) {
-    std::string arg = argv[i];
-    if (arg == "--color" && (i + 1 >= argc || (std::string(argv[i + 1]) != "auto" &&
-                                               std::string(argv[i + 1]) != "always" &&
-                                               std::string(argv[i + 1]) != "never")))
-      arg = "--color=always";
-    args.push_back(arg);  // CLI11 takes the arguments in reverse order
-  }
+  ksnap::cli::register_docs_commands(app, ctx);  // last: they describe the others
+  std::vector<std::string> given(argv + 1, argv + argc);
+  given = ksnap::cli::rewrite_habits(given);  // help CMD, -v, --no-color, bare --color
+  std::vector<std::string> args(given.rbegin(), given.rend());  // CLI11 takes them reversed
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
+    // A mistyped command: say which word and what was meant, as git does,
+    // instead of CLI11's "A subcommand is required".
+    if (auto msg = ksnap::cli::unknown_command_message(app, given)) {
+      std::cerr << "ksnap: " << ksnap::escape_control(*msg) << "\n";
+      return ksnap::cli::kExitError;
+    }
     int rc = app.exit(e);  // prints help or the usage error
     return rc == 0 ? ksnap::cli::kExitOk : ksnap::cli::kExitError;
   } catch (const std::exception& e) {

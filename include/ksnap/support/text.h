@@ -22,6 +22,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace ksnap {
@@ -55,5 +56,15 @@ std::string escape_invisible(std::string_view s);
 /// Tabs are kept when `keep_tab`; newlines are always escaped (a caller
 /// that prints several lines passes one line at a time).
 std::string escape_control(std::string_view s, bool keep_tab = true);
+
+/// Levenshtein distance of two short words (names, not texts: O(|a|·|b|)).
+size_t edit_distance(std::string_view a, std::string_view b);
+
+/// The candidate closest to `value`, for "did you mean": a case-insensitive
+/// match, a candidate that contains it or that it prefixes, or one within an
+/// edit distance of a third of its length (at least 2); "" when none is close.
+///   did_you_mean("tgir", {"ttir", "ttgir", "llir"})      == "ttgir"
+///   did_you_mean("softmax", {"softmax_kernel", "add"})   == "softmax_kernel"
+std::string did_you_mean(const std::string& value, const std::vector<std::string>& candidates);
 
 }  // namespace ksnap
