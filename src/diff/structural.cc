@@ -651,7 +651,7 @@ class Differ {
       int32_t b = map_[s.id];
       std::string spelled(occ);
       if (b >= 0) spelled = respell(occ, own, base_.symbols[b].name);
-      else if (claimed_.claimed(own)) spelled = respell(occ, own, head_mark(own));
+      else if (claimed_as_any(own)) spelled = respell(occ, own, head_mark(own));
       if (spelled != occ)
         r.subs.push_back({static_cast<uint32_t>(r.text.size()), static_cast<uint32_t>(spelled.size()),
                           s.offset, s.length});
@@ -660,6 +660,17 @@ class Differ {
     }
     append_unnamed(l.display, pos, l.display.size(), &r);
     return r;
+  }
+
+  /// `own` or its other LLVM spelling is a BASE name a HEAD symbol is shown
+  /// by: values and blocks share one namespace, and a block named `21` is
+  /// used as `%21`, so HEAD's block 21 beside a value shown as BASE's `%21`
+  /// must read `h_21:` / `%h_21` (issue 19: `+ %21 = shl`, `+ br label %21`).
+  bool claimed_as_any(const std::string& own) const {
+    if (claimed_.claimed(own)) return true;
+    if (own.empty()) return false;
+    if (own[0] == '%') return claimed_.claimed(std::string_view(own).substr(1));
+    return own[0] != '@' && claimed_.claimed("%" + own);
   }
 
   /// Appends [from, to) of `text` (no symbol in it) to `r`, marking each

@@ -89,6 +89,37 @@ TEST(DisplayNames, HeadLinesKeepLlvmSyntaxWithBaseNames) {
   EXPECT_EQ(add->head_text, "%2 = add i32 %0, 7");
 }
 
+// LLVM values and blocks share one numbering: a HEAD-only block whose number
+// is the name BASE's value shows by must be marked too, label and uses alike
+// (issue 19: the bundled example's layer_norm_fwd read `+ %21 = shl`,
+// `+ br label %21`, `+ 21:`).
+TEST(DisplayNames, AHeadOnlyBlockNeverTakesABaseValuesNumber) {
+  constexpr char base[] = R"(define void @k(i32 %0) {
+  %2 = shl i32 %0, 3
+  %3 = and i32 %2, 1016
+  ret void
+}
+)";
+  constexpr char head[] = R"(define void @k(i32 %0) {
+  br label %2
+2:
+  %3 = shl i32 %0, 3
+  %4 = and i32 %3, 1016
+  ret void
+}
+)";
+  StageDiff sd = diff_texts(base, head, ir::Dialect::kLlvm);
+  const DiffLine* br = find_line(sd, LineKind::kAdded, "br label");
+  ASSERT_NE(br, nullptr);
+  EXPECT_EQ(br->text, "br label %h_2");
+  EXPECT_EQ(br->head_text, "br label %2");
+  const DiffLine* label = find_line(sd, LineKind::kAdded, "2:");
+  ASSERT_NE(label, nullptr);
+  EXPECT_EQ(label->text, "h_2:");
+  // HEAD's %3 is BASE's %2: shown as %2, an unchanged line.
+  EXPECT_NE(find_line(sd, LineKind::kContext, "%2 = shl i32 %0, 3"), nullptr);
+}
+
 TEST(DisplayNames, HeadHighlightsSkipTheRenaming) {
   // One line whose value and block are renamed and whose op changed: the
   // highlight is on the op in the shown text and in HEAD's own text.

@@ -101,7 +101,6 @@ TEST_F(LogTest, ListsExactlyTheCommitsWhereTheKernelChanged) {
       {"", "", "", 1, {sha('5')}},
       {"", "", sha('4').substr(0, 6), 0, {sha('3')}},
       {"", "", sha('2'), 0, {}},  // the noise commit changed nothing
-      {"no_such_kernel", "", "", 0, {}},
   };
   for (const Case& c : cases) {
     auto log = run(c.kernel, c.stage, c.from, c.max);
@@ -114,6 +113,20 @@ TEST_F(LogTest, ListsExactlyTheCommitsWhereTheKernelChanged) {
           EXPECT_EQ(k.kernel, c.kernel);
         }
   }
+  // A kernel or stage no recorded commit has is an error, not an empty log.
+  auto unknown = run("no_such_kernel");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.status().code(), ErrorCode::kNotFound);
+  EXPECT_NE(unknown.status().message().find("(kernels: add_kernel, attn_fwd"), std::string::npos)
+      << unknown.status().message();
+  auto typo = run("matmul_kernal");
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.status().message().find("did you mean 'matmul_kernel'?"), std::string::npos);
+  auto stage = run("matmul_kernel", "tgir");
+  ASSERT_FALSE(stage);
+  EXPECT_EQ(stage.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(stage.status().message().find("did you mean 'ttgir'?"), std::string::npos)
+      << stage.status().message();
 }
 
 TEST_F(LogTest, SummaryNamesTheVariantStageAndLines) {
