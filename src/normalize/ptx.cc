@@ -338,6 +338,10 @@ void PtxHandler::line(Engine& e, TokenSpan toks) {
 void PtxHandler::emit(Engine& e, TokenSpan toks, size_t op_at) {
   const NormalizeOptions& o = e.opts();
   bool dest_zone = op_at < toks.size() && !no_destination(toks[op_at].text);
+  // The predicate of a guard (`@p`, `@!p`): a use, looked up like an operand.
+  size_t guard_at = toks.size();
+  if (op_at < toks.size() && is_punct(toks[0], '@'))
+    guard_at = toks.size() > 1 && is_punct(toks[1], '!') ? 2 : 1;
   int braces = 0;  // within the operands
   for (size_t i = 0; i < toks.size(); ++i) {
     const ir::Token& t = toks[i];
@@ -362,6 +366,12 @@ void PtxHandler::emit(Engine& e, TokenSpan toks, size_t op_at) {
             !(i > op_at && declared(t.text))) {
           e.symbol(e.global(t.text, SymbolClass::kGlobal, kGlobalMask), t.text, false);
           continue;
+        }
+        if (i == guard_at && !declared_.empty()) {
+          if (const Declared* d = declared(t.text)) {
+            e.symbol(e.value_declared(t.text, d->mask, d->id), t.text, false);
+            continue;
+          }
         }
         if (i > op_at && op_at < toks.size()) {
           // A branch target without `$` (`bra BB0;`), a register declared

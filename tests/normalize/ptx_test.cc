@@ -244,5 +244,51 @@ TEST(PtxTest, RegistersWithoutPercentBlocksAndLabelsWithoutDollar) {
   EXPECT_NE(norm_ok(changed, Dialect::kPtx).hash, m.hash);
 }
 
+// A predicate declared without `%` guards an instruction (`@p redux.sync`,
+// the shape of Triton's and CUTLASS's inline warp reductions): renaming the
+// predicate is no change, and the guard is the predicate's use (issue 19:
+// 5 of 4,523 cosmetic pairs of public IR reported a change).
+constexpr const char* kGuardPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry red(
+	.param .u64 red_param_0
+)
+{
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<2>;
+	ld.param.u64 	%rd1, [red_param_0];
+	ld.global.b32 	%r1, [%rd1];
+	{
+	.reg .pred p;
+	setp.ne.b32 p, %r1, 0;
+	@p redux.sync.add.s32 %r2, %r1, 0xffffffff;
+	@!p mov.b32 %r2, 0;
+	}
+	st.global.b32 	[%rd1], %r2;
+	ret;
+}
+)";
+
+TEST(PtxTest, APredicateWithoutPercentGuardsAsItsRegister) {
+  Module m = norm_ok(kGuardPtx, Dialect::kPtx);
+  const Line* guarded = find_line(m, "@p redux.sync");
+  ASSERT_NE(guarded, nullptr);
+  EXPECT_EQ(guarded->shape, "@ %pred redux.sync.add.s32 %r , %r , 0xffffffff ;");
+  const Line* setp = find_line(m, "setp.ne.b32 p,");
+  ASSERT_NE(setp, nullptr);
+  ASSERT_FALSE(guarded->symbols.empty());
+  EXPECT_EQ(m.symbols[setp->symbols[0].id].canonical, m.symbols[guarded->symbols[0].id].canonical);
+  std::string renamed = replace_all(replace_all(replace_all(kGuardPtx, "pred p;", "pred q;"),
+                                                "b32 p,", "b32 q,"),
+                                    "@p ", "@q ");
+  renamed = replace_all(renamed, "@!p ", "@!q ");
+  ASSERT_NE(renamed, kGuardPtx);
+  EXPECT_EQ(norm_ok(renamed, Dialect::kPtx).hash, m.hash) << renamed;
+  // Guarding by another predicate is a change.
+  std::string other = replace_all(kGuardPtx, "@!p mov", "@p mov");
+  EXPECT_NE(norm_ok(other, Dialect::kPtx).hash, m.hash);
+}
+
 }  // namespace
 }  // namespace ksnap::norm
