@@ -137,7 +137,10 @@ std::string render_markdown(const report::Report& r, const WriteOptions& w) {
   std::string out;
   // What the closing note may need: a sentence, the link, some group names.
   Budget budget(&out, w.max_bytes, 1400 + w.html_url.size());
-  out += "## ksnap: IR changes " + code_span(md::truncate(res.base_name, 120)) + " → " +
+  // The heading says the verdict: "IR changes" only when some IR changed.
+  const bool changed = r.totals.changed_stages || r.totals.added || r.totals.removed;
+  out += std::string("## ksnap: ") + (changed ? "IR changes " : "no IR changes ") +
+         code_span(md::truncate(res.base_name, 120)) + " → " +
          code_span(md::truncate(res.head_name, 120)) + "\n\n";
   out += "**" + r.headline + "**\n";
   if (!r.resource_headline.empty()) {

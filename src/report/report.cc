@@ -290,19 +290,32 @@ void stage_notes(const diff::DiffResult& r, Report* rep) {
          plural(rep->totals.unstable_stages, "kernel-stage is", "kernel-stages are") +
              " unstable (the same build compiled twice gave different text): listed after the "
              "real changes and not counted as changes"});
-  bool renamed = false;
+  // Spelling HEAD lines by BASE's names is the default and is explained in
+  // `ksnap diff --help` (--head-names); a note only where a reader could
+  // misread a line: an h_ mark shown, or HEAD's own names asked for.
+  bool renamed = false, marked = false;
+  auto count_marks = [](const std::string& s) {
+    size_t n = 0;
+    for (size_t at = s.find("h_"); at != std::string::npos; at = s.find("h_", at + 2)) ++n;
+    return n;
+  };
   for (const GroupView& g : rep->groups)
     for (const HunkView& hv : g.hunks)
-      for (size_t i = 0; i < hv.lines && !renamed; ++i)
-        renamed = !hv.hunk->lines[i].head_text.empty();
-  if (renamed) {
+      for (size_t i = 0; i < hv.lines && !marked; ++i) {
+        const diff::DiffLine& l = hv.hunk->lines[i];
+        if (l.head_text.empty()) continue;
+        renamed = true;
+        marked = count_marks(l.text) > count_marks(l.head_text);
+      }
+  if (rep->options.head_names && renamed) {
     rep->notes.push_back(
         {NoteKind::kNames,
-         rep->options.head_names
-             ? "HEAD lines show HEAD's own names (--head-names); context lines are HEAD's text"
-             : "HEAD lines spell values and blocks by the BASE names they correspond to; an h_ "
-               "prefix marks a HEAD-only name that BASE uses for another symbol; --head-names "
-               "shows HEAD's own names"});
+         "HEAD lines show HEAD's own names (--head-names); context lines are HEAD's text"});
+  } else if (marked) {
+    rep->notes.push_back({NoteKind::kNames,
+                          "an h_ prefix marks a HEAD-only name that BASE uses for another "
+                          "symbol (HEAD lines spell values and blocks by their BASE names; "
+                          "--head-names shows HEAD's own)"});
   }
 }
 

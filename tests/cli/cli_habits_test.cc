@@ -468,3 +468,12 @@ TEST(Habits, ManPageCoversEveryCommand) {
   std::ofstream(t.path + "/check.sh") << "groff -man -Tutf8 -ww -z '" << t.path << "/ksnap.1'\n";
   EXPECT_EQ(bash_output(t.path + "/check.sh"), "");
 }
+
+// The Markdown heading states the verdict: "no IR changes" when none did.
+TEST(Habits, MarkdownHeadingSaysWhetherIrChanged) {
+  CmdResult same = run("diff " + example("base") + " " + example("noise") + " --format markdown");
+  ASSERT_EQ(same.rc, 0) << same.err;
+  EXPECT_EQ(same.out.rfind("## ksnap: no IR changes `base` → `noise`", 0), 0u) << same.out;
+  CmdResult changed = run("diff " + example("base") + " " + example("no_licm") + " --format markdown");
+  EXPECT_EQ(changed.out.rfind("## ksnap: IR changes `base` → `no_licm`", 0), 0u) << changed.out;
+}

@@ -310,13 +310,22 @@ TEST(Names, NoteAndHeadNamesSwitch) {
   Report base = build_report(r, nullptr);
   const diff::DiffLine& l = base.groups[0].hunks[0].hunk->lines[1];
   EXPECT_EQ(shown_text(l, base.options.head_names), "br label %4");
-  bool note = false;
-  for (const auto& n : base.notes) note |= n.kind == NoteKind::kNames && n.text.find("--head-names") != std::string::npos;
-  EXPECT_TRUE(note);
+  auto names_note = [](const Report& rep) {
+    for (const auto& n : rep.notes)
+      if (n.kind == NoteKind::kNames) return n.text;
+    return std::string();
+  };
+  // Renaming alone is the default, explained in --help: no note on it.
+  EXPECT_EQ(names_note(base), "");
   ReportOptions o;
   o.head_names = true;
   Report head = build_report(r, nullptr, o);
   EXPECT_EQ(shown_text(l, head.options.head_names), "br label %5");
+  EXPECT_NE(names_note(head).find("--head-names"), std::string::npos);
+  // An h_ mark on a shown line is what a reader could misread: noted.
+  r.variants[0].stages[0].hunks[0].lines[1].text = "br label %h_5";
+  Report marked = build_report(r, nullptr);
+  EXPECT_NE(names_note(marked).find("an h_ prefix marks a HEAD-only name"), std::string::npos);
   EXPECT_EQ(shown_text(base.groups[0].hunks[0].hunk->lines[0], true), "old 0");  // removed: BASE's
 }
 

@@ -364,7 +364,9 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
                 "Order of the changes: pipeline (default: kernels by impact, stages in pipeline "
                 "order), size (largest first), kernel (by name)");
   d->add_flag("--head-names", a->head_names,
-              "Show HEAD lines with HEAD's own value and block names (default: BASE's names)");
+              "Show HEAD lines with HEAD's own value and block names (default: BASE's names "
+              "where they correspond, so a renumbering is no change; h_ marks a HEAD-only name "
+              "BASE uses for another symbol)");
   d->add_option("--context,-U", a->context, "Context lines around changes (default 3)");
   d->add_option("--jobs,-j", a->jobs, "Worker threads (default: one per core)");
   d->add_option("--store", a->store, "History store for commit arguments (default .ksnap/history.db)");
