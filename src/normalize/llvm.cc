@@ -95,13 +95,24 @@ void LlvmHandler::metadata_definition(Engine& e, TokenSpan toks) {
   }
   bool debug = k < toks.size() && toks[k].kind == TokenKind::kBangId &&
                (starts_with(toks[k].text, "!DI") || starts_with(toks[k].text, "!DW"));
-  for (size_t i = k; i + 2 < toks.size(); ++i) {
-    if (debug && is_bare(toks[i], "line") && is_punct(toks[i + 1], ':') &&
-        toks[i + 2].kind == TokenKind::kInteger) {
-      e.sym(s).py_line = static_cast<int32_t>(parse_int(toks[i + 2].text));
+  // A location inlined from another function (`inlinedAt: !13`: a
+  // tl.max from Triton's standard.py) stands for its caller's line, the
+  // kernel's own outermost; `line: 0` is no line.
+  int32_t line = -1;
+  for (size_t i = k; debug && i + 2 < toks.size(); ++i) {
+    if (is_bare(toks[i], "inlinedAt") && is_punct(toks[i + 1], ':') &&
+        toks[i + 2].kind == TokenKind::kBangId) {
+      e.sym(s).py_sym = e.global(toks[i + 2].text, SymbolClass::kMetadata, kMetadataMask);
+      line = -1;
       break;
     }
+    if (line < 0 && is_bare(toks[i], "line") && is_punct(toks[i + 1], ':') &&
+        toks[i + 2].kind == TokenKind::kInteger) {
+      int32_t n = static_cast<int32_t>(parse_int(toks[i + 2].text));
+      if (n > 0) line = n;
+    }
   }
+  if (line > 0) e.sym(s).py_line = line;
   if (!debug) {  // module flags that only describe debug info
     for (size_t i = k; i < toks.size(); ++i) {
       if (toks[i].kind == TokenKind::kString &&

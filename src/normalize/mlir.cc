@@ -9,7 +9,9 @@
 // gives, for the last line,
 //   shape   "%_ = arith.muli %_ , %_ : tensor < 4xi32 , #blocked >"
 //   display "%block_start = arith.muli %pid, %c256_i32 : tensor<4xi32, #blocked1>"
-//   op "arith.muli", py_line 9 (#loc20 -> #loc3 -> line 9)
+//   op "arith.muli", py_line 9 (#loc20 -> #loc3 -> line 9); an inlined call's
+//   `loc(callsite(#loc5 at #loc6))` takes the caller's line (#loc6), and
+//   line 0 means none
 // The `#loc` table lines vanish; `#blocked1 = ...` is an order-free line whose
 // symbol is named by the hash of `#ttg.blocked < { ... } >`.
 #include <cstring>
@@ -74,6 +76,20 @@ void MlirHandler::location_ref(Engine& e, TokenSpan toks, size_t open, size_t cl
   if (!e.full()) return;  // py_line exists only in the Module
   for (size_t i = open + 1; i < close; ++i) {
     const ir::Token& t = toks[i];
+    // `callsite(callee at caller)`: an inlined call (tl.max from Triton's
+    // standard.py); the kernel's own line is the caller's, outermost last.
+    if (is_bare(t, "callsite") && i + 1 < close && is_punct(toks[i + 1], '(')) {
+      size_t end = match_close(toks, i + 1, '(', ')');
+      int depth = 0;
+      for (size_t k = i + 2; k < end && k < close; ++k) {
+        if (is_punct(toks[k], '(')) ++depth;
+        else if (is_punct(toks[k], ')')) --depth;
+        else if (depth == 0 && is_bare(toks[k], "at")) {
+          location_ref(e, toks, k, end, line, sym);
+          return;
+        }
+      }
+    }
     if (t.kind == TokenKind::kHashId && is_alias(t)) {
       *sym = e.global(t.text, SymbolClass::kAlias, alias_mask(t.text));
       *line = -1;
@@ -81,7 +97,9 @@ void MlirHandler::location_ref(Engine& e, TokenSpan toks, size_t open, size_t cl
     }
     if (t.kind == TokenKind::kString && i + 2 < close && is_punct(toks[i + 1], ':') &&
         toks[i + 2].kind == TokenKind::kInteger) {
-      *line = static_cast<int32_t>(parse_int(toks[i + 2].text));
+      // Line 0 is "no line" (a location Triton could not place).
+      int32_t n = static_cast<int32_t>(parse_int(toks[i + 2].text));
+      *line = n > 0 ? n : -1;
       *sym = kNone;
       return;
     }

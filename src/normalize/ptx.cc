@@ -24,6 +24,7 @@
 // `_$_str`, `__unnamed_1`) is named by its declaration, like LLVM IR's:
 //   .global .align 1 .b8 assertFile_2[9] = {107, ...};   "@_" (order-free)
 //   mov.u64 %rd1, assertFile_2;                           "mov.u64 %rd , @_ ;"
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -85,6 +86,33 @@ std::string_view type_mask(std::string_view type) {
     }
   }
   return "%reg";
+}
+
+/// The kernel's own Python line of a `.loc` line, or -1. Inlined code (a
+/// tl.max from Triton's standard.py) stands for its outermost caller, in the
+/// kernel itself: `inlined_at F L C` in the directive, or what LLVM writes
+/// in the comment when the directive has none:
+///   .loc 2 263 15   // standard.py:263:15 @[ standard.py:293:36 @[ kernels.py:47:18 ] ]
+/// gives 47. Line 0 is no line.
+int32_t loc_line(TokenSpan toks) {
+  int64_t n = parse_int(toks[2].text, -1);
+  for (size_t i = 3; i < toks.size(); ++i) {
+    if (is_bare(toks[i], "inlined_at") && i + 2 < toks.size()) {
+      n = parse_int(toks[i + 2].text, -1);
+    } else if (toks[i].kind == TokenKind::kComment) {
+      std::string_view c = toks[i].text;
+      size_t at = c.rfind("@[");
+      if (at == std::string_view::npos) continue;
+      std::string_view frame = c.substr(at + 2);
+      frame = frame.substr(0, frame.find(']'));
+      // " kernels.py:47:18 ": the number between the last two colons.
+      size_t last = frame.rfind(':');
+      size_t prev = last == std::string_view::npos || last == 0 ? std::string_view::npos
+                                                                 : frame.rfind(':', last - 1);
+      if (prev != std::string_view::npos) n = parse_int(frame.substr(prev + 1, last - prev - 1), -1);
+    }
+  }
+  return n > 0 && n <= INT32_MAX ? static_cast<int32_t>(n) : -1;
 }
 
 /// `rest` is a decimal number below `count`.
@@ -201,7 +229,7 @@ bool PtxHandler::directive_line(Engine& e, TokenSpan toks) {
   const NormalizeOptions& o = e.opts();
   std::string_view d = toks[0].text;
   if (d == ".loc") {
-    if (toks.size() >= 3) pending_py_ = static_cast<int32_t>(parse_int(toks[2].text));
+    if (toks.size() >= 3) pending_py_ = loc_line(toks);
     if (o.drop_locations) e.skip_line();
     return o.drop_locations;
   }

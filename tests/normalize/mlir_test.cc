@@ -24,6 +24,8 @@ module attributes {"ttg.num-warps" = 4 : i32} {
       tt.reduce.return %s : i32 loc(#loc7)
     }) : (tensor<256xi32, #blocked>, tensor<256xi32, #blocked>) -> (i32, i32) loc(#loc7)
     tt.call @helper(%r#1) : (i32) -> () loc(#loc8)
+    tt.call @helper2(%r#1) : (i32) -> () loc(#loc9)
+    tt.call @helper3(%r#1) : (i32) -> () loc(callsite(#loc6 at #loc8))
     tt.return loc(#loc)
   } loc(#loc)
 } loc(#loc)
@@ -35,6 +37,7 @@ module attributes {"ttg.num-warps" = 4 : i32} {
 #loc6 = loc(callsite(#loc3 at #loc4))
 #loc7 = loc(fused[#loc2, #loc4])
 #loc8 = loc("/w/kernels.py":13:5)
+#loc9 = loc("/w/kernels.py":0:0)
 )";
 
 TEST(MlirTest, HeaderExampleLine) {
@@ -60,10 +63,12 @@ TEST(MlirTest, PythonLinesFollowTheLocTable) {
   const Want kWant[] = {
       {"arith.constant", -1},     // loc(unknown)
       {"tt.splat", 10},           // name-loc -> file loc
-      {"%offsets_1 =", 43},       // callsite: the callee, innermost
+      {"%offsets_1 =", 12},       // callsite: the caller, the kernel's own line (not std.py's 43)
       {"\"tt.reduce\"", -1},      // its loc is on the closing line
       {"}) :", 10},               // fused: the first
-      {"tt.call", 13},            // a file loc directly
+      {"tt.call @helper(", 13},   // a file loc directly
+      {"@helper2", -1},           // line 0: no line
+      {"@helper3", 13},           // nested callsites: the outermost caller
       {"tt.return", 7},
   };
   for (const Want& w : kWant) {
