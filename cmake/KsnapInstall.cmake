@@ -14,6 +14,7 @@
 #      share/ksnap/examples/corpus/                      (the bundled example)
 #      share/man/man1/ksnap.1, share/bash-completion/completions/ksnap,
 #      share/zsh/vendor-completions/_ksnap               (ksnap man / completion)
+#      share/ksnap/wheels/ksnap_triton-<v>-py3-none-any.whl (the plugin, for pip)
 #
 # A consumer:  find_package(ksnap 0.1 REQUIRED COMPONENTS tune)
 #              target_link_libraries(app PRIVATE ksnap::tune)   # or ksnap::tune_shared
@@ -130,4 +131,6 @@ if(TARGET ksnap)
   install(FILES "${PROJECT_BINARY_DIR}/ksnap.bash-completion"
           DESTINATION "share/bash-completion/completions" RENAME ksnap)
   install(FILES "${PROJECT_BINARY_DIR}/_ksnap" DESTINATION "share/zsh/vendor-completions")
+  # For any other Python (pyenv, conda, a venv): pip install it offline.
+  install(FILES "${KSNAP_WHEEL}" DESTINATION "share/ksnap/wheels")
 endif()

@@ -56,7 +56,8 @@ for f in usr/bin/ksnap usr/lib/libksnap_tune.a usr/lib/libksnap_diff.a usr/lib/l
          usr/lib/python3/dist-packages/ksnap_triton/_bootstrap/sitecustomize.py \
          usr/share/ksnap/python/ksnap_triton usr/share/ksnap/examples/corpus/base/manifest.json \
          usr/share/man/man1/ksnap.1 usr/share/bash-completion/completions/ksnap \
-         usr/share/zsh/vendor-completions/_ksnap; do
+         usr/share/zsh/vendor-completions/_ksnap \
+         "usr/share/ksnap/wheels/ksnap_triton-$version-py3-none-any.whl"; do
   grep -qx "$f" "$work/contents" || fail "the package has no /$f"
 done
 if grep -E '__pycache__|\.pyc$' "$work/contents"; then fail "the package holds bytecode"; fi
@@ -139,4 +140,19 @@ rc=0; PATH="/usr/bin:/bin" "$work/lonely/bin/ksnap" merge "$work/cap3" >"$work/n
 [ "$rc" = 2 ] && grep -q "cannot import one" "$work/none.log" ||
   fail "no plugin anywhere: exit $rc, $(cat "$work/none.log")"
 say "pip install --no-build-isolation into a venv, and ksnap capture with it: ok"
+# The wheel the package carries (scripts/build_wheel.py), into a venv of its
+# own (no Debian packages), offline: what a pyenv, conda or venv Python does.
+whl="$work/contents.d/usr/share/ksnap/wheels/ksnap_triton-$version-py3-none-any.whl"
+[ -f "$whl" ] || fail "the package has no /usr/share/ksnap/wheels/$(basename "$whl")"
+/usr/bin/python3 -m venv "$work/venv2"
+"$work/venv2/bin/python" -m pip install --no-index --no-deps -q "$whl" >"$work/pip2.log" 2>&1 ||
+  { cat "$work/pip2.log"; fail "pip install $(basename "$whl")"; }
+mkdir -p "$work/elsewhere2"
+where="$(cd "$work/elsewhere2" && PYTHONPATH= "$work/venv2/bin/python" -c 'import ksnap_triton; print(ksnap_triton.__version__, ksnap_triton.__file__)')"
+[ "${where%% *}" = "$version" ] || fail "wheel-installed ksnap_triton version ${where%% *} != $version"
+case "$where" in *"$work/venv2/lib/"*) ;; *) fail "wheel-installed plugin imported from $where" ;; esac
+(cd "$work/elsewhere2" && PYTHONPATH= "$work/venv2/bin/python" -m ksnap_triton --help >/dev/null) ||
+  fail "python -m ksnap_triton --help in the wheel's venv"
+"$work/venv2/bin/python" -m pip uninstall -y -q ksnap-triton >/dev/null 2>&1 || fail "pip uninstall ksnap-triton"
+say "the package's wheel: pip install offline into a plain venv, python -m ksnap_triton, pip uninstall: ok"
 say "ok"
