@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 dir="${KSNAP_ASAN_BUILD_DIR:-build-asan}"
 KSNAP_BUILD_DIR="$dir" bash scripts/build.sh -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
-  -DKSNAP_SANITIZE=ON -DKSNAP_BUILD_BENCH=OFF
+  -DKSNAP_SANITIZE=ON -DKSNAP_BUILD_TESTS=ON -DKSNAP_BUILD_BENCH=OFF
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # workflow_scripts is the Python CI glue (no parser of ours beyond what the
