@@ -126,7 +126,12 @@ std::string group_block(const report::Report& r, const report::GroupView& g) {
 }
 
 std::string full_report_hint(const WriteOptions& w) {
-  if (!w.html_url.empty()) return "[the full HTML report](" + w.html_url + ")";
+  if (!w.html_url.empty()) {
+    // A GitHub Actions run's artifacts are zip downloads: say so plainly.
+    const bool zip = w.html_url.size() >= 10 && w.html_url.compare(w.html_url.size() - 10, 10, "#artifacts") == 0;
+    return "[the full HTML report](" + w.html_url + ")" +
+           (zip ? " (report.html in this run's report artifact: a zip download)" : "");
+  }
   return "the full report (`ksnap diff --format html`)";
 }
 

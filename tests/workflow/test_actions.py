@@ -197,6 +197,10 @@ def test_single_workflow_same_repository_pull_request(github, corpus, ksnap, tmp
     comments = marked(github)
     assert len(comments) == 1 and comments[0]["by"] == "ksnap-ir.yml:ir"
     assert "**IR changed.**" in comments[0]["body"] and m[2][:12] in comments[0]["body"]
+    # Both builds are named by their commits, not by the capture folder.
+    assert f"## ksnap: IR changes `{m[2][:12]}` → `{run.head_sha[:12]}`" in comments[0]["body"], \
+        comments[0]["body"][:400]
+    assert "a zip download" in comments[0]["body"]
     assert github.gh_state()["labels"] == ["ir-changed"]
     assert "**IR changed.**" in run.jobs["ir"].summary
     # Second push: the same comment, updated in place by the PR run itself.
@@ -205,6 +209,25 @@ def test_single_workflow_same_repository_pull_request(github, corpus, ksnap, tmp
     comments2 = marked(github)
     assert [c["id"] for c in comments2] == [comments[0]["id"]]
     assert "No IR change." in comments2[0]["body"] and github.gh_state()["labels"] == []
+
+
+def test_without_gh_the_run_fails_and_its_summary_says_why(github, corpus):
+    """A runner without `gh`: the report is still in the job summary and the
+    bundle, but the step that posts it fails and the summary says the report
+    never reached the pull request (issue 19: the job was green and silent)."""
+    single = ("ksnap-ir.yml",)
+    record_main(github, corpus, single)
+    (github.bin / "gh").unlink()
+    runs = github.open_pull_request("octo/kernels", "feature", {"bench/variant.txt": "fusion_off\n"},
+                                    "P1")
+    run = only(runs, "ksnap-ir.yml")
+    assert run.conclusion == "failure", explain(run)
+    job = run.jobs["ir"]
+    assert "**IR changed.**" in job.summary
+    assert "ksnap could not deliver this report to pull request" in job.summary
+    assert any("could not post the PR comment" in text for _, text in job.annotations), job.annotations
+    assert marked(github) == []
+    assert run.artifacts, "the report bundle is uploaded before the post step fails"
 
 
 @pytest.mark.parametrize("backend", ["artifact", "branch"])

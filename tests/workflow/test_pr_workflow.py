@@ -194,14 +194,53 @@ def test_broken_capture_fails_the_job(ksnap, corpus, repo, gh, tmp_path):
     assert "manifest.json:" in rec.stdout + rec.stderr
 
 
-def test_github_failures_do_not_fail_the_job(ksnap, corpus, repo, gh, tmp_path):
+def test_an_undelivered_report_is_loud(ksnap, corpus, repo, gh, tmp_path):
+    """GitHub refuses the comment: the summary has the report and says it was
+    not delivered, and the step fails (issue 19: it was green and silent)."""
     f = make_flow(ksnap, corpus, repo, gh, tmp_path)
     m1, p = main_then_pr(f, repo)
     gh.set({"comments": [], "labels": [], "fail": True})
     r, body, summary = f.report(p, "no_licm")
-    assert r.returncode == 0, r.stderr
-    assert "::warning::could not post the PR comment" in r.stdout
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "::error::could not post the PR comment" in r.stdout
     assert "**IR changed.**" in summary  # the job summary still has the report
+    assert "ksnap could not deliver this report to pull request #7" in summary
+    # The IR verdict alone never fails it: delivered, changed IR, exit 0.
+    gh.set({"comments": [], "labels": []})
+    r, body, summary = f.report(p, "no_licm")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "could not deliver" not in summary
+
+
+def test_the_post_step_without_gh_fails_and_says_so(ksnap, corpus, repo, gh, tmp_path):
+    """The action's post step on a runner with no `gh`: exit 1, an error
+    annotation, and a job summary that says the report was not delivered."""
+    f = make_flow(ksnap, corpus, repo, gh, tmp_path)
+    m1, p = main_then_pr(f, repo)
+    r, body, _ = f.report(p, "no_licm")
+    assert r.returncode == 0 and body
+    body_file = tmp_path / "report.md"
+    body_file.write_text(body)
+    summary = tmp_path / "post-summary.md"
+    env = dict(f.env, KSNAP_GH=str(tmp_path / "no-such-gh"))
+    r = run_script(repo.path, env, ksnap, "post", "--repo", "octo/kernels", "--pr", "7",
+                   "--body", str(body_file), "--changed", "true", "--summary", str(summary))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "::error::could not post the PR comment" in r.stdout
+    assert "ksnap could not deliver this report to pull request #7" in summary.read_text()
+    # With gh, the same step posts the comment and sets the label.
+    gh.set({"comments": [], "labels": []})
+    r = run_script(repo.path, f.env, ksnap, "post", "--repo", "octo/kernels", "--pr", "7",
+                   "--body", str(body_file), "--changed", "true")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert len(gh.state["comments"]) == 1
+    assert "ir-changed" in gh.state["labels"]
+    # A file that is no ksnap report is not posted.
+    junk = tmp_path / "junk.md"
+    junk.write_text("hello")
+    r = run_script(repo.path, f.env, ksnap, "post", "--repo", "octo/kernels", "--pr", "7",
+                   "--body", str(junk))
+    assert r.returncode == 1 and "not a ksnap report" in r.stdout
 
 
 def test_comment_found_across_pages(ksnap, corpus, repo, gh, tmp_path):

@@ -77,7 +77,7 @@ bool want_color(const std::string& mode, bool to_file) {
 
 struct DiffArgs {
   std::string base, head, format = "terminal", output, color = "auto", stages, kernels;
-  std::string order = "pipeline", html_url;
+  std::string order = "pipeline", html_url, base_label, head_label;
   std::string store = store::default_store_path();  // for arguments that are recorded commits
   bool stat = false, name_only = false, exit_code = false, no_diffs = false, quiet = false;
   bool no_pager = false, head_names = false, fail_on_unstable = false, affected = false;
@@ -197,6 +197,8 @@ int run_diff(const DiffArgs& a) {
   auto result = diff::diff_builds(base, head, opts);
   progress.finish();
   if (!result) return report_error(result.status());
+  if (!a.base_label.empty()) result->base_name = a.base_label;
+  if (!a.head_label.empty()) result->head_name = a.head_label;
   if (a.affected) {  // the benchmark points to rerun (affected.h)
     Affected af = affected_points(*result);
     int rc = emit(a, fmt == render::Format::kJson ? render_affected_json(af) : render_affected_text(af));
@@ -363,6 +365,9 @@ void register_diff_commands(CLI::App& app, Context& ctx) {
   d->add_option("--order", a->order,
                 "Order of the changes: pipeline (default: kernels by impact, stages in pipeline "
                 "order), size (largest first), kernel (by name)");
+  d->add_option("--base-label", a->base_label,
+                "Name BASE by this in the report (e.g. its commit; default: the folder's name)");
+  d->add_option("--head-label", a->head_label, "Name HEAD by this in the report");
   d->add_flag("--head-names", a->head_names,
               "Show HEAD lines with HEAD's own value and block names (default: BASE's names "
               "where they correspond, so a renumbering is no change; h_ marks a HEAD-only name "

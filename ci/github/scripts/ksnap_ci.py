@@ -291,6 +291,12 @@ def filter_args(args: argparse.Namespace) -> list[str]:
     return out
 
 
+def label_args(args: argparse.Namespace, base: dict) -> list[str]:
+    """Builds named by their commits in the report ("`3f2a9c1d0b7e` → `9e8d…`"),
+    not by the capture folder's name."""
+    return ["--base-label", str(base["baseline"])[:12], "--head-label", args.head_sha[:12]]
+
+
 def html_url_args(args: argparse.Namespace) -> list[str]:
     """`--html-url` for the Markdown: the page of this run, where the uploaded
     report bundle (report.html) is listed, when the run is known."""
@@ -318,7 +324,7 @@ def build_report(args: argparse.Namespace) -> tuple[str, bool | None, dict | Non
     md_path = os.path.join(tempfile.mkdtemp(), "report.md")
     r = run([ksnap_bin(args), "diff", "--store", args.store, base["baseline"], args.capture,
              "--format", "markdown", "--max-bytes", str(args.max_bytes), "--exit-code",
-             "--output", md_path] + html_url_args(args) + filter_args(args))
+             "--output", md_path] + html_url_args(args) + filter_args(args) + label_args(args, base))
     desc = base["description"]
     if r.returncode not in (0, 1):
         err = r.stderr.strip().removeprefix("ksnap: ")
@@ -352,7 +358,8 @@ def write_bundle(args: argparse.Namespace, body: str, changed: bool | None,
         for fmt in ("json", "html"):
             out = os.path.join(args.bundle, f"report.{fmt}")
             r = run([ksnap_bin(args), "diff", "--store", args.store, base["baseline"],
-                     args.capture, "--format", fmt, "--output", out] + filter_args(args))
+                     args.capture, "--format", fmt, "--output", out] + filter_args(args)
+                    + label_args(args, base))
             if r.returncode == 0:
                 files.append(f"report.{fmt}")
             else:
@@ -381,24 +388,63 @@ def report(args: argparse.Namespace) -> int:
         with open(summary, "a", encoding="utf-8") as f:
             f.write(body + "\n")
     set_output("changed", "unknown" if changed is None else str(changed).lower())
-    if args.repo and args.pr and args.post:
-        post(GitHub(args.repo, args.gh), args.pr, body, changed, args.label)
     print("IR changed" if changed else "no IR change" if changed is False else "not compared")
+    if args.repo and args.pr and args.post:
+        failures = post(GitHub(args.repo, args.gh), args.pr, body, changed, args.label)
+        if failures:
+            return undelivered(args, args.pr, failures)
     return 0
 
 
-def post(gh: GitHub, pr: int, body: str, changed: bool | None, label: str) -> None:
-    """The one marked comment, and the label when there was a comparison;
-    refusals are warnings."""
+def post_report(args: argparse.Namespace) -> int:
+    """The action's "Post the report" step: the comment body `report` wrote
+    (--body), onto pull request --pr, with the label by --changed."""
+    try:
+        body = read_limited(args.body)
+    except (OSError, ValueError) as e:
+        print(f"::error::no report to post: {e}", flush=True)
+        return 1
+    if MARKER not in body:
+        print(f"::error::{args.body}: not a ksnap report (no {MARKER})", flush=True)
+        return 1
+    changed = {"true": True, "false": False}.get(args.changed)
+    failures = post(GitHub(args.repo, args.gh), args.pr, fit_comment(body), changed, args.label)
+    return undelivered(args, args.pr, failures) if failures else 0
+
+
+def post(gh: GitHub, pr: int, body: str, changed: bool | None, label: str) -> list[str]:
+    """The one marked comment, and the label when there was a comparison.
+    Returns what could not be delivered (empty: all of it), each also an
+    annotation on the run."""
+    failures = []
     try:
         print(f"comment: {gh.upsert_comment(pr, body)}")
     except (RuntimeError, OSError, ValueError) as e:
-        warn(f"could not post the PR comment: {e}")
+        failures.append(f"could not post the PR comment: {e}")
     if changed is not None and label:
         try:
             print(f"label {label}: {gh.set_label(pr, label, changed)}")
         except (RuntimeError, OSError, ValueError) as e:
-            warn(f"could not set the label {label}: {e}")
+            failures.append(f"could not set the label {label}: {e}")
+    for f in failures:
+        print(f"::error::{f}", flush=True)
+    return failures
+
+
+def undelivered(args: argparse.Namespace, pr: int, failures: list[str]) -> int:
+    """A report that did not reach the pull request is loud: the job summary
+    says so (the report itself is there and in the bundle) and the step
+    fails. Whether IR changed never fails a step; this does. Returns 1."""
+    note = (f"\n> [!WARNING]\n> **ksnap could not deliver this report to pull request #{pr}.**\n"
+            + "".join(f"> - {f}\n" for f in failures)
+            + "> The report above is complete; the step that posts it failed so that this is "
+              "seen.\n")
+    summary = getattr(args, "summary", None) or os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as f:
+            f.write(note)
+    log(note.strip())
+    return 1
 
 
 # ----------------------------------------------------------------- publish
@@ -612,8 +658,8 @@ def publish(args: argparse.Namespace) -> int:
     set_output("pr", str(pr))
     set_output("changed", "unknown" if changed is None else str(changed).lower())
     print(f"pull request #{pr}")
-    post(gh, pr, body, changed, args.label)
-    return 0
+    failures = post(gh, pr, body, changed, args.label)
+    return undelivered(args, pr, failures) if failures else 0
 
 
 # ----------------------------------------------------------------- main
@@ -661,6 +707,15 @@ def parser() -> argparse.ArgumentParser:
                    help="do not post the comment or set the label (a read-only job)")
     c.add_argument("--stages", default="", help="comma-separated stages to compare")
     c.add_argument("--kernels", default="", help="comma-separated kernel names to compare")
+    c = sub.add_parser("post", help="post a report's comment body onto a pull request")
+    c.add_argument("--repo", required=True, help="OWNER/NAME")
+    c.add_argument("--pr", required=True, type=int)
+    c.add_argument("--body", required=True, help="the comment body (report --output, or the "
+                   "bundle's report.md)")
+    c.add_argument("--changed", default="unknown", choices=["true", "false", "unknown"],
+                   help="report's `changed` output: sets or clears the label (unknown: neither)")
+    c.add_argument("--label", default="ir-changed", help="label for PRs that change IR ('' = none)")
+    c.add_argument("--summary", help="where an undelivered report is said (default $GITHUB_STEP_SUMMARY)")
     c = sub.add_parser("publish")
     c.add_argument("--repo", required=True, help="OWNER/NAME of the base repository")
     c.add_argument("--run-id", required=True, type=int, help="the finished pull_request run")
@@ -678,7 +733,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     fn = {"store-pull": store_pull, "store-push": store_push, "record": record, "report": report,
-          "publish": publish}
+          "post": post_report, "publish": publish}
     return fn[args.cmd](args)
 
 
