@@ -44,6 +44,26 @@ deb="$work/deb/ksnap_${version}_${arch}.deb"
 [ -f "$deb" ] || fail "no $(basename "$deb"): $(ls "$work/deb")"
 say "built $(basename "$deb") ($(du -k "$deb" | cut -f1) KiB)"
 
+# ------------------------------------------------------------------ release
+# What a release page carries (scripts/release.sh), from this .deb; it needs
+# the git checkout it releases.
+if ! git -C "$src" rev-parse --verify -q HEAD >/dev/null; then
+  say "release: skipped: $src is not a git checkout"
+else
+bash "$src/scripts/release.sh" --deb "$deb" --out "$work/release" --allow-dirty >"$work/release.log" 2>&1 ||
+  { cat "$work/release.log"; fail "scripts/release.sh"; }
+for f in "ksnap-$version.tar.gz" "ksnap_${version}_${arch}.deb" "ksnap_triton-$version-py3-none-any.whl" \
+         SHA256SUMS RELEASE_NOTES.md; do
+  [ -s "$work/release/$f" ] || fail "the release has no $f"
+done
+(cd "$work/release" && sha256sum -c --quiet SHA256SUMS) || fail "the release's SHA256SUMS do not check"
+[ "$(wc -l <"$work/release/SHA256SUMS")" = 3 ] || fail "SHA256SUMS: $(cat "$work/release/SHA256SUMS")"
+tar -tzf "$work/release/ksnap-$version.tar.gz" >"$work/release.list" && grep -qx "ksnap-$version/CMakeLists.txt" "$work/release.list" ||
+  fail "the source tarball has no ksnap-$version/CMakeLists.txt"
+grep -q "^## $version" "$work/release/RELEASE_NOTES.md" || fail "RELEASE_NOTES.md: $(head -3 "$work/release/RELEASE_NOTES.md")"
+say "release: source tarball, .deb, wheel, SHA256SUMS (checked), release notes"
+fi
+
 # ------------------------------------------------------------------ contents
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./||' >"$work/contents"
 for f in usr/bin/ksnap usr/lib/libksnap_tune.a usr/lib/libksnap_diff.a usr/lib/libksnap_store.a \

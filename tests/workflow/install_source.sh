@@ -27,7 +27,7 @@ mkdir -p "$RUNNER_TEMP"
   { cat "$work/install.log"; fail "install_ksnap.sh exited $?"; }
 grep -q "(install: source)" "$work/install.log" || { cat "$work/install.log"; fail "no install line"; }
 bin="$(cat "$GITHUB_PATH")"
-[ "$bin" = "$RUNNER_TEMP/ksnap/bin" ] || fail "GITHUB_PATH holds '$bin', expected $RUNNER_TEMP/ksnap/bin"
+[ "$bin" = "$RUNNER_TEMP/ksnap-bin/bin" ] || fail "GITHUB_PATH holds '$bin', expected $RUNNER_TEMP/ksnap-bin/bin"
 [ -x "$bin/ksnap" ] || fail "no $bin/ksnap"
 [ ! -e "$work/caller/build" ] && [ ! -e "$work/caller/CMakeCache.txt" ] || fail "something was built in the caller tree"
 
@@ -38,7 +38,31 @@ set +e
 rc=$?
 set -e
 [ "$rc" = 1 ] || fail "ksnap diff of the example: exit $rc, expected 1 (IR changed)"
-[ -d "$RUNNER_TEMP/ksnap/share/ksnap/python/ksnap_triton" ] || fail "the plugin was not installed under share/ksnap/python"
+[ -d "$RUNNER_TEMP/ksnap-bin/share/ksnap/python/ksnap_triton" ] || fail "the plugin was not installed under share/ksnap/python"
+
+# The next PR's run: the cache restored the prefix; the same source is not
+# built again. A prefix from other source is.
+key="$(KSNAP_SOURCE="$src" bash "$src/ci/github/scripts/install_ksnap.sh" --source-key)"
+[ "$(cat "$RUNNER_TEMP/ksnap-bin/.source-key")" = "$key" ] || fail "the prefix has no .source-key $key"
+: >"$GITHUB_PATH"
+start=$SECONDS
+(cd "$work/caller" && KSNAP_INSTALL=source KSNAP_SOURCE="$src" KSNAP_INSTALL_PREFIX="" \
+   bash "$src/ci/github/scripts/install_ksnap.sh") >"$work/install2.log" 2>&1 ||
+  { cat "$work/install2.log"; fail "install_ksnap.sh (cached) exited $?"; }
+grep -q "(install: source, cached build $key)" "$work/install2.log" ||
+  { cat "$work/install2.log"; fail "the second install did not use the cached build"; }
+[ "$(cat "$GITHUB_PATH")" = "$RUNNER_TEMP/ksnap-bin/bin" ] || fail "cached: GITHUB_PATH holds $(cat "$GITHUB_PATH")"
+[ $((SECONDS - start)) -lt 30 ] || fail "the cached install took $((SECONDS - start)) s"
+# The key follows the source: one changed file gives another key.
+mkdir -p "$work/keysrc" && cp -r "$src/CMakeLists.txt" "$src/cmake" "$src/include" "$src/src" "$src/tools" "$work/keysrc/"
+mkdir -p "$work/keysrc/python" "$work/keysrc/scripts" "$work/keysrc/examples"
+cp -r "$src/python/ksnap_triton" "$work/keysrc/python/" && cp "$src/scripts/build_wheel.py" "$work/keysrc/scripts/"
+cp -r "$src/examples/corpus" "$work/keysrc/examples/"
+[ "$(KSNAP_SOURCE="$work/keysrc" bash "$src/ci/github/scripts/install_ksnap.sh" --source-key)" = "$key" ] ||
+  fail "a copy of the same source has another key"
+echo "// changed" >>"$work/keysrc/src/support/status.cc"
+[ "$(KSNAP_SOURCE="$work/keysrc" bash "$src/ci/github/scripts/install_ksnap.sh" --source-key)" != "$key" ] ||
+  fail "a changed source file keeps the key"
 
 after="$(cd "$src" && git status --porcelain --ignored=matching 2>/dev/null | sort || true)"
 [ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after") || true; fail "the source tree changed"; }

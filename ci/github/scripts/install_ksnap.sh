@@ -18,7 +18,14 @@
 #                         action's folder, pinned by the action's ref):
 #                         Debian/Ubuntu build dependencies with apt-get, CMake +
 #                         Ninja without tests, installed into
-#                         KSNAP_INSTALL_PREFIX (default $RUNNER_TEMP/ksnap)
+#                         KSNAP_INSTALL_PREFIX (default $RUNNER_TEMP/ksnap-bin).
+#                         A prefix that holds a ksnap built from the same source
+#                         (its .source-key equals `--source-key`: the action
+#                         restores it from actions/cache) is used as it is:
+#                         every PR does not rebuild ksnap
+#
+#   install_ksnap.sh --source-key   prints the key of KSNAP_SOURCE: the SHA-256 of
+#                         every file the build reads, the OS and the compiler
 #   KSNAP_INSTALL=none    use the ksnap on PATH; checked against KSNAP_SHA256
 #                         when that is set, else trusted as it is (the caller
 #                         vouches for the runner)
@@ -28,6 +35,21 @@ set -euo pipefail
 mode="${KSNAP_INSTALL:-auto}"
 prefix="${KSNAP_INSTALL_PREFIX:-}"
 src="${KSNAP_SOURCE:?KSNAP_SOURCE: the ksnap source folder}"
+
+# The identity of a build from source: the files it reads, the OS, the compiler.
+source_key() {
+  {
+    (cd "$src" && find CMakeLists.txt cmake include src tools python/ksnap_triton scripts/build_wheel.py \
+       examples/corpus -type f ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 2>/dev/null |
+       LC_ALL=C sort -z | xargs -0 sha256sum)
+    grep -E '^(ID|VERSION_ID)=' /etc/os-release 2>/dev/null || true
+    (c++ --version 2>/dev/null || echo "no c++") | head -1
+  } | sha256sum | cut -c1-32
+}
+if [ "${1:-}" = --source-key ]; then
+  source_key
+  exit 0
+fi
 tmp="${RUNNER_TEMP:-/tmp}"
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi
@@ -78,7 +100,15 @@ case "$mode" in
     fi
     ;;
   source)
-    prefix="${prefix:-$tmp/ksnap}"
+    prefix="${prefix:-$tmp/ksnap-bin}"
+    key="$(source_key)"
+    if [ -x "$prefix/bin/ksnap" ] && [ "$(cat "$prefix/.source-key" 2>/dev/null)" = "$key" ] &&
+       "$prefix/bin/ksnap" --version >/dev/null 2>&1; then
+      echo "$prefix/bin" >> "$GITHUB_PATH"
+      export PATH="$prefix/bin:$PATH"
+      echo "$(ksnap --version) at $(command -v ksnap) (install: source, cached build $key)"
+      exit 0
+    fi
     KSNAP_BROWSER_TESTS=0 bash "$src/scripts/install-deps.sh" --build
     launcher=()
     if command -v ccache >/dev/null 2>&1; then
@@ -88,6 +118,7 @@ case "$mode" in
       -DKSNAP_BUILD_TESTS=OFF -DKSNAP_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
     cmake --build "$tmp/ksnap-build" >/dev/null
     cmake --install "$tmp/ksnap-build" --prefix "$prefix" >/dev/null
+    echo "$key" >"$prefix/.source-key"
     echo "$prefix/bin" >> "$GITHUB_PATH"
     export PATH="$prefix/bin:$PATH"
     ;;
