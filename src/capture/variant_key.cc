@@ -101,6 +101,21 @@ std::string VariantKey::id() const {
   return kernel + "|" + constexprs_text() + "|" + options_text();
 }
 
+std::string VariantKey::label() const { return specialization_label(constexprs, options); }
+
+std::string specialization_label(const std::map<std::string, std::string>& constexprs,
+                                 const std::map<std::string, std::string>& options) {
+  auto items = [](const std::map<std::string, std::string>& m) {
+    std::string out;
+    for (const auto& [k, v] : m) out += (out.empty() ? "" : ", ") + k + "=" + v;
+    return out;
+  };
+  std::string out;
+  if (!constexprs.empty()) out = "{" + items(constexprs) + "}";
+  if (!options.empty()) out += (out.empty() ? "[" : " [") + items(options) + "]";
+  return out;
+}
+
 std::string signature_of_key(const std::string& jit_key) {
   size_t close = jit_key.find("]{");
   return close == std::string::npos ? jit_key : jit_key.substr(0, close + 1);

@@ -104,7 +104,9 @@ std::vector<KernelChange> compare(const std::vector<StoredVariant>& parent,
     if (changed_stages.empty() && unstable_stages.empty()) continue;
     KernelChange& k = out[kernel];
     k.kernel = kernel;
-    (changed_stages.empty() ? k.unstable : k.changed).push_back((c ? c : p)->meta.id());
+    const build::Variant& meta = (c ? c : p)->meta;
+    (changed_stages.empty() ? k.unstable : k.changed).push_back(meta.id());
+    if (!changed_stages.empty()) k.changed_labels.push_back(meta.label());
     k.added += p ? 0 : 1;
     k.removed += c ? 0 : 1;
     for (const std::string& s : changed_stages) ++stage_counts[kernel][s].first;
@@ -229,12 +231,9 @@ std::string format_log_line(const LogEntry& e, const KernelChange& k) {
     out.append(" ").append(std::to_string(k.unstable.size())).append(" of ");
     out.append(std::to_string(k.variants_total)).append(" variants, unstable only");
   } else if (k.changed.size() == 1) {
-    // kernel|{constexprs}|{options}: show the variant's identity after the kernel.
-    const std::string& id = k.changed[0];
-    size_t bar = id.find('|');
-    std::string rest = bar == std::string::npos ? "" : id.substr(bar + 1);
-    std::replace(rest.begin(), rest.end(), '|', ' ');
-    out.append(" ").append(escape_control(rest));
+    // The variant as `ksnap diff` shows it: {BLOCK=64} [num_warps=4].
+    std::string label = k.changed_labels.empty() ? k.changed[0] : k.changed_labels[0];
+    if (!label.empty()) out.append(" ").append(escape_control(label));
     if (k.added) out += " (added)";
     if (k.removed) out += " (removed)";
   } else {

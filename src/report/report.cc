@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ksnap/build/build.h"
+#include "ksnap/capture/variant_key.h"
 #include "report/deltas.h"
 #include "report/groups.h"
 #include "report/statistics.h"
@@ -67,28 +68,7 @@ std::string percent_text(const Statistic& s) {
 }
 
 std::string variant_label(const diff::VariantDiff& v) {
-  std::string out;
-  bool first = true;
-  if (!v.constexprs.empty()) {
-    out = "{";
-    for (const auto& [k, val] : v.constexprs) {
-      if (!first) out += ", ";
-      first = false;
-      out += k + "=" + val;
-    }
-    out += "}";
-  }
-  if (!v.options.empty()) {
-    out += out.empty() ? "[" : " [";
-    first = true;
-    for (const auto& [k, val] : v.options) {
-      if (!first) out += ", ";
-      first = false;
-      out += k + "=" + val;
-    }
-    out += "]";
-  }
-  return out;
+  return capture::specialization_label(v.constexprs, v.options);
 }
 
 std::string variant_title(const Report& r, size_t variant) {

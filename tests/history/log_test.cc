@@ -145,7 +145,7 @@ TEST_F(LogTest, SummaryNamesTheVariantStageAndLines) {
   EXPECT_EQ(k.stages[0].lines_removed, want_removed_);
   std::string line = format_log_line(e, k);
   EXPECT_EQ(line.substr(0, 23), sha('3').substr(0, 12) + " 2024-12-03");
-  EXPECT_NE(line.find("matmul_kernel {\"BLOCK_SIZE_K\""), std::string::npos) << line;
+  EXPECT_NE(line.find("matmul_kernel {BLOCK_SIZE_K=32, BLOCK_SIZE_M=64"), std::string::npos) << line;
   EXPECT_NE(
       line.find("ttgir +" + std::to_string(want_added_) + " -" + std::to_string(want_removed_)),
       std::string::npos)

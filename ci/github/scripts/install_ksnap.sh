@@ -38,12 +38,15 @@ src="${KSNAP_SOURCE:?KSNAP_SOURCE: the ksnap source folder}"
 
 # The identity of a build from source: the files it reads, the OS, the compiler.
 source_key() {
+  local paths=() p
+  for p in CMakeLists.txt cmake include src tools python/ksnap_triton scripts/build_wheel.py examples/corpus; do
+    [ -e "$src/$p" ] && paths+=("$p")
+  done
   {
-    (cd "$src" && find CMakeLists.txt cmake include src tools python/ksnap_triton scripts/build_wheel.py \
-       examples/corpus -type f ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 2>/dev/null |
+    (cd "$src" && find "${paths[@]}" -type f ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 |
        LC_ALL=C sort -z | xargs -0 sha256sum)
     grep -E '^(ID|VERSION_ID)=' /etc/os-release 2>/dev/null || true
-    (c++ --version 2>/dev/null || echo "no c++") | head -1
+    { c++ --version 2>/dev/null || echo "no c++"; } | sed -n 1p
   } | sha256sum | cut -c1-32
 }
 if [ "${1:-}" = --source-key ]; then

@@ -65,7 +65,16 @@ struct VariantKey {
   /// `kernel|{"A": 1}|{"num_warps": 4}`: the name ksnap shows and hashes
   /// for a variant (with source() and signature, the identity).
   std::string id() const;
+  /// `{A=1, B=2} [num_warps=4]`: how reports and `ksnap log` show the
+  /// specialization (specialization_label of constexprs and options).
+  std::string label() const;
 };
+
+/// `{A=1, B=2} [num_warps=4]`, `{A=1}`, `[num_warps=4]` or "": constexprs in
+/// braces, explicit options in brackets, `name=value` with the values' JSON
+/// text. The one spelling of a variant's specialization for people.
+std::string specialization_label(const std::map<std::string, std::string>& constexprs,
+                                 const std::map<std::string, std::string>& options);
 
 /// The signature part of a JIT key: its leading `[...]` list (the whole key
 /// when it has no `]{`): `[('*fp16', 'D')]{'num_warps': 4}` -> `[('*fp16', 'D')]`.

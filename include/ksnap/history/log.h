@@ -52,6 +52,8 @@ struct KernelChange {
   std::string kernel;
   size_t variants_total = 0;         ///< The kernel's variants in the child commit.
   std::vector<std::string> changed;  ///< Variant ids changed (incl. added/removed).
+  /// VariantKey::label() of each of `changed`, same order (how `diff` shows them).
+  std::vector<std::string> changed_labels;
   /// Variant ids whose every differing stage is known unstable (not in
   /// `changed`): compiler nondeterminism, not a change of the commit.
   std::vector<std::string> unstable;
