@@ -255,6 +255,20 @@ async function testPhone(ctx, name, html, j) {
   });
   check(tb.position !== 'sticky' && tb.position !== 'fixed', 'phone: toolbar does not stick', tb.position);
   check(tb.height < 0.25 * 844, 'phone: toolbar under a quarter of the screen', String(tb.height));
+  // The statistics' HEAD and change columns are on screen, not scrolled away.
+  const stats = await page.evaluate(() => {
+    const t = document.getElementById('statistics');
+    if (!t) return null;
+    const heads = [...t.querySelectorAll('thead th, tr:first-child th')];
+    const want = heads.filter(h => /^(HEAD|change)$/.test(h.textContent.trim()));
+    return want.map(h => ({name: h.textContent.trim(), right: h.getBoundingClientRect().right,
+                           shown: h.getBoundingClientRect().width > 0}));
+  });
+  if (stats) {
+    eq(stats.length, 2, 'phone: statistics have HEAD and change columns');
+    for (const c of stats)
+      check(c.shown && c.right <= 390, `phone: statistics column ${c.name} on screen`, JSON.stringify(c));
+  }
   if (j.groups.length) {
     await page.click('#g-0 > summary');
     await page.waitForSelector('#g-0 .hunk');
