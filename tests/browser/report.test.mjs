@@ -105,6 +105,10 @@ async function testReport(ctx, name, html, j) {
   const count = async () => +(await page.getAttribute('#f-count', 'data-changes'));
   const vcount = async () => +(await page.getAttribute('#f-count', 'data-variants'));
   eq(await count(), j.groups.length + P.lone.length, 'changes listed');
+  // No two collapsed rows read the same (each names its variant).
+  const rows = await page.evaluate(() =>
+      [...document.querySelectorAll('details.entry > summary')].map((s) => s.textContent));
+  eq(rows.length - new Set(rows).size, 0, 'collapsed rows all read differently');
   eq(await vcount(), j.variants.length, 'variants listed');
 
   // Lazy: no hunk in the DOM until a group is opened.
