@@ -51,6 +51,7 @@ Expected<EnvControls> read_env_controls(const GetEnv& getenv_fn) {
   if (const char* v = get("KSNAP_TUNE_FORCE")) c.force = v;
   if (const char* v = get("KSNAP_TUNE_CACHE")) c.cache_path = std::string(v) == "off" ? "" : v;
   if (const char* v = get("KSNAP_TUNE_REPORT")) c.report_path = v;
+  if (const char* v = get("KSNAP_TUNE_LOG")) c.commit_log_path = v;
   if (const char* v = get("KSNAP_TUNE_POLICY")) {
     auto p = parse_policy(v);
     if (!p) return bad("KSNAP_TUNE_POLICY", p.status().message());

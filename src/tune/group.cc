@@ -1,9 +1,15 @@
 #include "ksnap/tune/group.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <deque>
+#include <nlohmann/json.hpp>
 
 #include "ksnap/support/hash.h"
 
@@ -73,6 +79,7 @@ Status Group::init() {
     if (env_.budget_per_variant) options_.race.max_launches = *env_.budget_per_variant * n;
     if (env_.estimator) options_.race.estimator = *env_.estimator;
     if (env_.cache_path) options_.cache_path = *env_.cache_path;
+    if (env_.commit_log_path) options_.commit_log_path = *env_.commit_log_path;
     if (env_.disable) tuning_enabled_ = false;
   }
   Hasher h;
@@ -200,12 +207,58 @@ Status Group::dispatch(const Workload& w, const ArgPack& args, Stream stream) {
   return explore(*st, w, args, stream);
 }
 
+std::string CommitEvent::to_json() const {
+  nlohmann::json j = {{"group", group},
+                      {"workload", workload},
+                      {"choice", choice_name},
+                      {"choice_index", choice},
+                      {"decision", decision_name(decision)},
+                      {"runner_up", runner_up ? nlohmann::json(runner_up_name) : nlohmann::json()},
+                      {"margin", margin},
+                      {"launches", launches},
+                      {"reason", reason}};
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void Group::announce(const State& st, size_t choice, Decision why, const std::string& reason) {
+  if (!options_.on_commit && options_.commit_log_path.empty()) return;
+  CommitEvent e;
+  e.group = options_.name;
+  e.workload = st.label;
+  e.choice = choice;
+  e.choice_name = names_[choice];
+  e.decision = why;
+  e.reason = reason;
+  e.launches = st.race.launches();
+  const double chosen = st.race.estimate(choice).value;
+  for (size_t v = 0; v < names_.size(); ++v) {
+    if (v == choice || st.race.estimate(v).n == 0) continue;
+    double m = st.race.estimate(v).value;
+    if (!e.runner_up || m < st.race.estimate(*e.runner_up).value) e.runner_up = v;
+  }
+  if (e.runner_up) {
+    e.runner_up_name = names_[*e.runner_up];
+    if (chosen > 0) e.margin = st.race.estimate(*e.runner_up).value / chosen - 1;
+  }
+  if (options_.on_commit) options_.on_commit(e);
+  if (!options_.commit_log_path.empty()) {
+    std::string line = e.to_json() + "\n";
+    int fd = ::open(options_.commit_log_path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    bool ok = fd >= 0 && ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+    if (fd >= 0) ::close(fd);
+    if (!ok && !log_error_.exchange(true))
+      std::fprintf(stderr, "ksnap tune: cannot append to the commit log %s: %s\n",
+                   options_.commit_log_path.c_str(), std::strerror(errno));
+  }
+}
+
 void Group::commit(State& st, size_t choice, Decision why, const std::string& reason) {
   st.decision = why;
   st.reason = reason;
   for (auto& p : st.pending) backend_->release(p.ticket);
   st.pending.clear();
   st.committed.store(static_cast<int>(choice), std::memory_order_release);
+  announce(st, choice, why, reason);
   if (!cache_) return;
   CacheEntry e;
   e.group_hash = group_hash_;

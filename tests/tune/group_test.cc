@@ -276,3 +276,65 @@ TEST(Group, RejectsBadOptions) {
 
 }  // namespace
 }  // namespace ksnap::tune
+
+namespace ksnap::tune {
+namespace {
+
+// Every commit is visible (issue 18): the callback sees the choice, the
+// runner-up and its margin and the launches spent, and KSNAP_TUNE_LOG /
+// commit_log_path gets the same as one JSON line per commit.
+TEST(Group, EveryCommitIsACallbackAndAJsonLine) {
+  Fixture f({300, 100, 130});
+  GroupOptions o = quiet();
+  std::vector<CommitEvent> seen;
+  o.on_commit = [&seen](const CommitEvent& e) { seen.push_back(e); };
+  o.commit_log_path = temp_path("commit_log");
+  std::remove(o.commit_log_path.c_str());
+  auto g = Group::create(f.backend, o);
+  ASSERT_TRUE(g) << g.status().to_string();
+  for (Workload w : {Workload{64, 64}, Workload{128, 128}}) {
+    for (size_t calls = 0; !(*g)->decision(w) && calls < 10000; ++calls)
+      ASSERT_TRUE((*g)->dispatch(w, ArgPack()).is_ok());
+    ASSERT_TRUE((*g)->decision(w));
+  }
+  ASSERT_EQ(seen.size(), 2u);
+  for (const CommitEvent& e : seen) {
+    EXPECT_EQ(e.group, "group");
+    EXPECT_EQ(e.choice, 1u);
+    EXPECT_EQ(e.choice_name, "v1");
+    ASSERT_TRUE(e.runner_up.has_value());
+    EXPECT_EQ(e.runner_up_name, "v2");
+    EXPECT_NEAR(e.margin, 0.30, 0.06);  // 130 vs 100 µs
+    EXPECT_GT(e.launches, 0u);
+    EXPECT_NE(e.decision, Decision::kExploring);
+  }
+  EXPECT_NE(seen[0].workload, seen[1].workload);
+  auto text = read_binary_file(o.commit_log_path);
+  ASSERT_TRUE(text) << text.status().to_string();
+  std::vector<std::string> lines;
+  for (size_t at = 0, nl; (nl = text->find('\n', at)) != std::string::npos; at = nl + 1)
+    lines.push_back(text->substr(at, nl - at));
+  ASSERT_EQ(lines.size(), 2u) << *text;
+  EXPECT_EQ(lines[0], seen[0].to_json());
+  for (const char* key : {"\"choice\":\"v1\"", "\"runner_up\":\"v2\"", "\"margin\":", "\"launches\":",
+                          "\"decision\":", "\"workload\":"})
+    EXPECT_NE(lines[1].find(key), std::string::npos) << key << " in " << lines[1];
+  std::remove(o.commit_log_path.c_str());
+}
+
+// An unwritable commit log never stops tuning: the commit still happens.
+TEST(Group, AnUnwritableCommitLogDoesNotStopTuning) {
+  Fixture f({200, 100});
+  GroupOptions o = quiet();
+  o.commit_log_path = "/nonexistent/dir/commits.jsonl";
+  auto g = Group::create(f.backend, o);
+  ASSERT_TRUE(g);
+  Workload w{8, 8};
+  for (size_t calls = 0; !(*g)->decision(w) && calls < 10000; ++calls)
+    ASSERT_TRUE((*g)->dispatch(w, ArgPack()).is_ok());
+  ASSERT_TRUE((*g)->decision(w));
+  EXPECT_EQ(*(*g)->decision(w), 1u);
+}
+
+}  // namespace
+}  // namespace ksnap::tune

@@ -6,6 +6,7 @@
 //                   =matmul:v,add:1 per group name
 //   KSNAP_TUNE_CACHE=path           the tuning cache file ("off" or "" = none)
 //   KSNAP_TUNE_REPORT=path|stderr   write the group's report when it is destroyed
+//   KSNAP_TUNE_LOG=path             append every commit as one JSON line (group.h CommitEvent)
 //   KSNAP_TUNE_POLICY=online|ahead|load
 //   KSNAP_TUNE_TIE_TOLERANCE=0.01   KSNAP_TUNE_BUDGET=32 (launches per variant)
 //   KSNAP_TUNE_ESTIMATOR=median|trimmed_mean
@@ -36,6 +37,7 @@ struct EnvControls {
   std::string force;  ///< raw KSNAP_TUNE_FORCE
   std::optional<std::string> cache_path;
   std::optional<std::string> report_path;
+  std::optional<std::string> commit_log_path;  ///< KSNAP_TUNE_LOG
   std::optional<Policy> policy;
   std::optional<double> tie_tolerance;
   std::optional<size_t> budget_per_variant;

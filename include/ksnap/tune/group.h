@@ -26,6 +26,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -42,6 +43,26 @@
 #include "ksnap/tune/workload.h"
 
 namespace ksnap::tune {
+
+/// What one commit decided: the commit callback's argument and, as one JSON
+/// line, what KSNAP_TUNE_LOG records, so that every choice is visible.
+struct CommitEvent {
+  std::string group;
+  std::string workload;      ///< The workload key as text ("64x64").
+  size_t choice = 0;
+  std::string choice_name;
+  Decision decision = Decision::kExploring;
+  std::string reason;
+  /// The next-fastest variant with samples, and how much slower it is:
+  /// runner_up_median / choice_median - 1 (0 when there is none).
+  std::optional<size_t> runner_up;
+  std::string runner_up_name;
+  double margin = 0;
+  size_t launches = 0;       ///< Timed launches this workload's race spent.
+  /// {"group": .., "workload": .., "choice": .., "decision": .., "runner_up": ..,
+  /// "margin": .., "launches": .., "reason": ..} on one line, no newline.
+  std::string to_json() const;
+};
 
 struct GroupOptions {
   std::string name = "group";
@@ -64,6 +85,13 @@ struct GroupOptions {
   double tune_time_budget_s = 0.09;
   /// Read KSNAP_TUNE_* (controls.h).
   bool read_env = true;
+  /// Called after every commit, under the workload's lock (keep it short; it
+  /// must not dispatch on this group).
+  std::function<void(const CommitEvent&)> on_commit;
+  /// Appends each commit to this file as one JSON line (CommitEvent::to_json),
+  /// in one O_APPEND write, so processes may share it; "" = none.
+  /// KSNAP_TUNE_LOG overrides (with read_env).
+  std::string commit_log_path;
 };
 
 struct VariantReport {
@@ -145,6 +173,8 @@ class Group {
   State* find(uint64_t key) const;
   State* find_or_create(uint64_t key, const Workload& w);
   void commit(State& st, size_t choice, Decision why, const std::string& reason);
+  /// The commit callback and the commit log line of one commit.
+  void announce(const State& st, size_t choice, Decision why, const std::string& reason);
   void drain(State& st);
   Status explore(State& st, const Workload& w, const ArgPack& args, Stream s);
   Status run_tuning(State& st, const Workload& w, const ArgPack& args, Stream s);
@@ -162,6 +192,7 @@ class Group {
   std::string cache_status_;
   std::atomic<int> forced_{-1};
   std::atomic<bool> tuning_enabled_{true};
+  std::atomic<bool> log_error_{false};  // the commit log's first error was said
 
   // Lock-free table: slot i holds a State* whose key hashes near i.
   std::unique_ptr<std::atomic<State*>[]> table_;
