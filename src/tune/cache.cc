@@ -335,11 +335,28 @@ CacheLookup TuningCache::lookup(uint64_t group_hash, const std::string& workload
   return out;
 }
 
-Status TuningCache::store(const CacheEntry& e) {
+Status TuningCache::store(const CacheEntry& e) { return merge(e, nullptr).status(); }
+
+Expected<CacheEntry> TuningCache::store_or_adopt(
+    const CacheEntry& e, const std::function<uint64_t(size_t)>& choice_hash_now) {
+  return merge(e, &choice_hash_now);
+}
+
+Expected<CacheEntry> TuningCache::merge(const CacheEntry& e,
+                                        const std::function<uint64_t(size_t)>* adopt) {
   KSNAP_ASSIGN_OR_RETURN(std::string target, write_target(path_));
   FileLock lock(target);
   KSNAP_RETURN_IF_ERROR(lock.status());
   KSNAP_ASSIGN_OR_RETURN(CacheFile file, read_for_rewrite(target));
+  if (adopt) {
+    for (const auto& c : file.entries)
+      if (same_slot(c, e) && (!*adopt || (*adopt)(c.choice) == c.choice_hash)) {
+        CacheEntry found = c;  // decided first, elsewhere: nothing is written
+        entries_ = std::move(file.entries);
+        malformed_ = file.kept.size();
+        return found;
+      }
+  }
   bool replaced = false;
   for (auto& c : file.entries)
     if (same_slot(c, e)) {
@@ -350,7 +367,7 @@ Status TuningCache::store(const CacheEntry& e) {
   KSNAP_RETURN_IF_ERROR(write_file_atomic(target, serialize_cache(file.entries, file.kept)));
   entries_ = std::move(file.entries);
   malformed_ = file.kept.size();
-  return Status::ok();
+  return e;
 }
 
 }  // namespace ksnap::tune

@@ -16,6 +16,7 @@ const char* decision_name(Decision d) {
     case Decision::kForced: return "forced";
     case Decision::kCached: return "cached";
     case Decision::kDisabled: return "disabled";
+    case Decision::kAdopted: return "adopted";
   }
   return "?";
 }

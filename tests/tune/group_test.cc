@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <set>
 #include <thread>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ksnap/support/file.h"
@@ -334,6 +336,121 @@ TEST(Group, AnUnwritableCommitLogDoesNotStopTuning) {
     ASSERT_TRUE((*g)->dispatch(w, ArgPack()).is_ok());
   ASSERT_TRUE((*g)->decision(w));
   EXPECT_EQ(*(*g)->decision(w), 1u);
+}
+
+}  // namespace
+}  // namespace ksnap::tune
+
+namespace ksnap::tune {
+namespace {
+
+/// Tunes workload `w` on `g` until it commits; the choice.
+size_t tune_until_committed(Group& g, const Workload& w) {
+  for (size_t calls = 0; !g.decision(w) && calls < 20000; ++calls)
+    if (!g.dispatch(w, ArgPack()).is_ok()) return SIZE_MAX;
+  return g.decision(w) ? *g.decision(w) : SIZE_MAX;
+}
+
+// Two processes (here: two groups created before either decided) sharing a
+// cache file, whose races would choose differently: the second adopts the
+// first one's decision (issue 18: "independent processes agree").
+TEST(Group, ASharedCacheFileMakesGroupsAgree) {
+  const std::string cache = temp_path("shared_decisions");
+  std::remove(cache.c_str());
+  Fixture fa({100, 200}), fb({200, 100});  // A's race picks v0, B's would pick v1
+  GroupOptions o = quiet();
+  o.cache_path = cache;
+  auto a = Group::create(fa.backend, o);
+  auto b = Group::create(fb.backend, o);
+  ASSERT_TRUE(a && b);
+  Workload w{32, 32};
+  EXPECT_EQ(tune_until_committed(**a, w), 0u);
+  EXPECT_EQ(tune_until_committed(**b, w), 0u);
+  GroupReport rb = (*b)->report();
+  ASSERT_EQ(rb.workloads.size(), 1u);
+  EXPECT_EQ(rb.workloads[0].decision, Decision::kAdopted);
+  EXPECT_NE(rb.workloads[0].reason.find("already held v0"), std::string::npos) << rb.workloads[0].reason;
+  EXPECT_NE(rb.workloads[0].reason.find("this race chose v1"), std::string::npos) << rb.workloads[0].reason;
+  // Without adoption, each keeps its own race's choice.
+  std::remove(cache.c_str());
+  o.adopt_shared_decisions = false;
+  auto c = Group::create(fa.backend, o);
+  auto d = Group::create(fb.backend, o);
+  EXPECT_EQ(tune_until_committed(**c, w), 0u);
+  EXPECT_EQ(tune_until_committed(**d, w), 1u);
+  std::remove(cache.c_str());
+  std::remove((cache + ".lock").c_str());
+}
+
+// The same with real processes tuning at once (fork): every one ends on the
+// same variant, whichever stored first.
+TEST(Group, ConcurrentProcessesAgreeThroughTheCacheFile) {
+  const std::string cache = temp_path("agree_procs");
+  std::remove(cache.c_str());
+  const int procs = 4;
+  std::vector<pid_t> kids;
+  std::vector<std::string> outs;
+  for (int p = 0; p < procs; ++p) {
+    outs.push_back(temp_path(("agree_out_" + std::to_string(p)).c_str()));
+    pid_t pid = fork();
+    if (pid == 0) {
+      // Odd processes see v1 faster, even ones v0.
+      Fixture f(p % 2 ? std::vector<double>{200, 100} : std::vector<double>{100, 200}, 0.02, 7 + p);
+      GroupOptions o = quiet();
+      o.cache_path = cache;
+      auto g = Group::create(f.backend, o);
+      if (!g) _exit(2);
+      size_t choice = tune_until_committed(**g, Workload{16, 16});
+      FILE* out = std::fopen(outs.back().c_str(), "w");
+      if (!out) _exit(3);
+      std::fprintf(out, "%zu", choice);
+      std::fclose(out);
+      _exit(0);
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t k : kids) {
+    int st = 0;
+    waitpid(k, &st, 0);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
+  }
+  std::set<std::string> choices;
+  for (const std::string& o : outs) {
+    auto t = read_binary_file(o);
+    ASSERT_TRUE(t) << o;
+    choices.insert(*t);
+    std::remove(o.c_str());
+  }
+  EXPECT_EQ(choices.size(), 1u) << "processes disagree";
+  EXPECT_TRUE(choices.count("0") || choices.count("1"));
+  std::remove(cache.c_str());
+  std::remove((cache + ".lock").c_str());
+}
+
+// The agreement hook (rank 0 decides, the others adopt): what it returns is
+// committed, as "adopted"; an index out of range is ignored.
+TEST(Group, TheAgreementHookDecides) {
+  Fixture f({100, 300, 200});
+  GroupOptions o = quiet();
+  std::vector<size_t> proposals;
+  o.agree = [&proposals](const CommitEvent& e) -> std::optional<size_t> {
+    proposals.push_back(e.choice);
+    return e.workload == "8x8" ? std::optional<size_t>(2) : std::optional<size_t>(99);
+  };
+  auto g = Group::create(f.backend, o);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(tune_until_committed(**g, Workload{8, 8}), 2u);
+  EXPECT_EQ(tune_until_committed(**g, Workload{4, 4}), 0u);  // 99: ignored
+  ASSERT_EQ(proposals.size(), 2u);
+  EXPECT_EQ(proposals[0], 0u);
+  GroupReport r = (*g)->report();
+  bool adopted = false;
+  for (const auto& wr : r.workloads)
+    if (wr.workload == "8x8") {
+      adopted = wr.decision == Decision::kAdopted &&
+                wr.reason.find("the agreement hook chose v2") != std::string::npos;
+    }
+  EXPECT_TRUE(adopted);
 }
 
 }  // namespace

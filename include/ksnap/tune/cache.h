@@ -84,12 +84,23 @@ class TuningCache {
   /// version-1 cache (kParseError/kCorrupt/kInvalidArgument, "not
   /// overwritten"), the lock or the write failed (kIoError, kNotFound).
   Status store(const CacheEntry& e);
+  /// store(), unless the file already holds a usable entry for e's group,
+  /// workload and device (a device-equal entry whose choice still has the
+  /// hash `choice_hash_now` gives): then nothing is written and that entry is
+  /// returned. Checked and written under the same lock, so processes sharing
+  /// the file agree on the first decision stored. Returns the entry the file
+  /// holds now; errors as store().
+  Expected<CacheEntry> store_or_adopt(const CacheEntry& e,
+                                      const std::function<uint64_t(size_t)>& choice_hash_now);
 
   const std::vector<CacheEntry>& entries() const { return entries_; }
   /// Entries of the last load() or store() that could not be read.
   size_t malformed() const { return malformed_; }
 
  private:
+  /// store() and store_or_adopt(): `adopt` null = always write `e`.
+  Expected<CacheEntry> merge(const CacheEntry& e, const std::function<uint64_t(size_t)>* adopt);
+
   std::string path_;
   std::vector<CacheEntry> entries_;
   size_t malformed_ = 0;

@@ -88,6 +88,15 @@ struct GroupOptions {
   /// Called after every commit, under the workload's lock (keep it short; it
   /// must not dispatch on this group).
   std::function<void(const CommitEvent&)> on_commit;
+  /// Agreement hook: called with this process's proposal before a race's
+  /// decision is published; return a variant index to commit that instead
+  /// (e.g. rank 0 broadcasts its choice and every rank adopts it), or
+  /// nullopt to keep the proposal. The commit is then "adopted".
+  std::function<std::optional<size_t>(const CommitEvent& proposal)> agree;
+  /// With a cache file: a decision another process stored first for this
+  /// workload and device is adopted instead of this race's (checked and
+  /// written under the file's lock), so processes sharing the file agree.
+  bool adopt_shared_decisions = true;
   /// Appends each commit to this file as one JSON line (CommitEvent::to_json),
   /// in one O_APPEND write, so processes may share it; "" = none.
   /// KSNAP_TUNE_LOG overrides (with read_env).
@@ -173,8 +182,9 @@ class Group {
   State* find(uint64_t key) const;
   State* find_or_create(uint64_t key, const Workload& w);
   void commit(State& st, size_t choice, Decision why, const std::string& reason);
+  CommitEvent event_of(const State& st, size_t choice, Decision why, const std::string& reason) const;
   /// The commit callback and the commit log line of one commit.
-  void announce(const State& st, size_t choice, Decision why, const std::string& reason);
+  void announce(const CommitEvent& e);
   void drain(State& st);
   Status explore(State& st, const Workload& w, const ArgPack& args, Stream s);
   Status run_tuning(State& st, const Workload& w, const ArgPack& args, Stream s);

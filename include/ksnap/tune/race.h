@@ -88,6 +88,7 @@ enum class Decision : unsigned char {
   kForced,     ///< Forced by API or KSNAP_TUNE_FORCE.
   kCached,     ///< Loaded from a valid tuning-cache entry.
   kDisabled,   ///< Tuning disabled: the default variant runs.
+  kAdopted,    ///< Decided elsewhere: another process (the shared cache file) or the agreement hook.
 };
 
 /// "exploring", "separated", "tied", ...
