@@ -28,6 +28,7 @@ struct Group::State {
   std::string reason;
   double tuning_wall_s = 0;
   std::vector<double> cached_medians;
+  uint64_t calls = 0, explored = 0;  // online: calls while undecided, timed launches
 };
 
 namespace {
@@ -72,6 +73,11 @@ Status Group::init() {
     return make_error(ErrorCode::kInvalidArgument, "default variant " +
                                                        std::to_string(options_.default_variant) +
                                                        " out of range (" + std::to_string(n) + ")");
+  if (!(options_.max_explore_share > 0 && options_.max_explore_share <= 1))
+    return make_error(ErrorCode::kInvalidArgument,
+                      "max_explore_share must be in (0, 1], not " + std::to_string(options_.max_explore_share));
+  if (!(options_.explore_budget_ms >= 0))
+    return make_error(ErrorCode::kInvalidArgument, "explore_budget_ms must be >= 0");
   if (options_.read_env) {
     KSNAP_ASSIGN_OR_RETURN(env_, read_env_controls());
     if (env_.policy) options_.policy = *env_.policy;
@@ -344,6 +350,16 @@ void Group::drain(State& st) {
   }
   if (st.race.committed() && st.committed.load(std::memory_order_relaxed) < 0)
     commit(st, st.race.choice(), st.race.decision(), race_reason(st.race, names_));
+  // The time budget of online exploration: the leader so far wins.
+  const double budget_us = options_.explore_budget_ms * 1000;
+  if (budget_us > 0 && st.committed.load(std::memory_order_relaxed) < 0 && st.race.launches() &&
+      st.race.explored_time_us() >= budget_us) {
+    char spent[64];
+    std::snprintf(spent, sizeof spent, "%.3g ms", st.race.explored_time_us() / 1000);
+    commit(st, st.race.leader(), Decision::kBudget,
+           "budget: " + std::string(spent) + " of timed exploration spent (explore_budget_ms) after " +
+               std::to_string(st.race.launches()) + " launches; the leader wins");
+  }
 }
 
 Status Group::explore(State& st, const Workload& w, const ArgPack& args, Stream s) {
@@ -366,13 +382,19 @@ Status Group::explore(State& st, const Workload& w, const ArgPack& args, Stream 
     return backend_->launch(static_cast<size_t>(c), w, args, s);
   }
   size_t fallback = st.race.launches() ? st.race.leader() : options_.default_variant;
-  if (backend_->capturing(s) || st.pending.size() >= options_.max_in_flight) {
+  ++st.calls;
+  // The exploring share: a timed launch only while explored/calls stays within it.
+  const bool over_share = options_.max_explore_share < 1 &&
+                          static_cast<double>(st.explored + 1) >
+                              options_.max_explore_share * static_cast<double>(st.calls);
+  if (over_share || backend_->capturing(s) || st.pending.size() >= options_.max_in_flight) {
     lock.unlock();  // never time inside a graph capture
     return backend_->launch(fallback, w, args, s);
   }
   size_t v = st.race.next();
   KSNAP_ASSIGN_OR_RETURN(Ticket t, backend_->launch_timed(v, w, args, s));
   st.pending.push_back({v, t});
+  ++st.explored;
   return Status::ok();
 }
 

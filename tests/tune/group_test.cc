@@ -455,3 +455,50 @@ TEST(Group, TheAgreementHookDecides) {
 
 }  // namespace
 }  // namespace ksnap::tune
+
+namespace ksnap::tune {
+namespace {
+
+// Budgets in time, not only launches (issue 18): near-equal variants would
+// race long; explore_budget_ms commits the leader once that much timed
+// exploration is spent.
+TEST(Group, AnExplorationTimeBudgetCommitsTheLeader) {
+  Fixture f({100, 101, 102}, 0.05);
+  GroupOptions o = quiet();
+  o.explore_budget_ms = 3;
+  auto g = Group::create(f.backend, o);
+  ASSERT_TRUE(g);
+  Workload w{2, 2};
+  ASSERT_NE(tune_until_committed(**g, w), SIZE_MAX);
+  WorkloadReport r = (*g)->report().workloads.at(0);
+  EXPECT_EQ(r.decision, Decision::kBudget) << r.reason;
+  EXPECT_NE(r.reason.find("of timed exploration spent"), std::string::npos) << r.reason;
+  EXPECT_GE(r.explore_us, 3000);
+  EXPECT_LE(r.explore_us, 3000 + 200);  // the budget plus the launch that crossed it
+}
+
+// At most max_explore_share of a workload's calls are timed exploration.
+TEST(Group, TheExploringShareIsCapped) {
+  Fixture f({300, 100, 200});
+  GroupOptions o = quiet();
+  o.max_explore_share = 0.25;
+  auto g = Group::create(f.backend, o);
+  ASSERT_TRUE(g);
+  Workload w{3, 3};
+  size_t calls = 0;
+  for (; !(*g)->decision(w) && calls < 20000; ++calls) ASSERT_TRUE((*g)->dispatch(w, ArgPack()).is_ok());
+  ASSERT_TRUE((*g)->decision(w));
+  EXPECT_EQ(*(*g)->decision(w), 1u);
+  WorkloadReport r = (*g)->report().workloads.at(0);
+  EXPECT_LE(static_cast<double>(r.explore_launches), 0.25 * static_cast<double>(calls) + 1)
+      << r.explore_launches << " of " << calls;
+  // Out of range is an error, not a silent default.
+  o.max_explore_share = 0;
+  EXPECT_FALSE(Group::create(f.backend, o));
+  o.max_explore_share = 0.5;
+  o.explore_budget_ms = -1;
+  EXPECT_FALSE(Group::create(f.backend, o));
+}
+
+}  // namespace
+}  // namespace ksnap::tune

@@ -83,6 +83,13 @@ struct GroupOptions {
   size_t table_capacity = 1024;
   /// Ahead-of-time tuning stops after this much wall time per workload (0: none).
   double tune_time_budget_s = 0.09;
+  /// Online: once the timed exploration launches of a workload add up to
+  /// this many milliseconds, the leader is committed ("budget"); 0 = none.
+  double explore_budget_ms = 0;
+  /// Online: at most this share of a workload's calls explore (are timed);
+  /// the others run the current leader (or the default) untimed. 1 = every
+  /// call until the decision; 0.25 = one call in four.
+  double max_explore_share = 1.0;
   /// Read KSNAP_TUNE_* (controls.h).
   bool read_env = true;
   /// Called after every commit, under the workload's lock (keep it short; it
