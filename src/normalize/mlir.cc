@@ -14,6 +14,7 @@
 //   line 0 means none
 // The `#loc` table lines vanish; `#blocked1 = ...` is an order-free line whose
 // symbol is named by the hash of `#ttg.blocked < { ... } >`.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -74,20 +75,28 @@ class MlirHandler : public DialectHandler {
 void MlirHandler::location_ref(Engine& e, TokenSpan toks, size_t open, size_t close,
                                int32_t* line, uint32_t* sym) {
   if (!e.full()) return;  // py_line exists only in the Module
+  // Nested callsites are followed through their callers, at most this deep:
+  // a hostile line of nested callsites costs no stack and no quadratic time.
+  constexpr int kMaxCallsites = 64;
+  int callsites = 0;
   for (size_t i = open + 1; i < close; ++i) {
     const ir::Token& t = toks[i];
     // `callsite(callee at caller)`: an inlined call (tl.max from Triton's
     // standard.py); the kernel's own line is the caller's, outermost last.
     if (is_bare(t, "callsite") && i + 1 < close && is_punct(toks[i + 1], '(')) {
-      size_t end = match_close(toks, i + 1, '(', ')');
+      if (++callsites > kMaxCallsites) return;
+      size_t end = std::min(match_close(toks, i + 1, '(', ')'), close);
       int depth = 0;
-      for (size_t k = i + 2; k < end && k < close; ++k) {
+      size_t at = 0;
+      for (size_t k = i + 2; k < end && !at; ++k) {
         if (is_punct(toks[k], '(')) ++depth;
         else if (is_punct(toks[k], ')')) --depth;
-        else if (depth == 0 && is_bare(toks[k], "at")) {
-          location_ref(e, toks, k, end, line, sym);
-          return;
-        }
+        else if (depth == 0 && is_bare(toks[k], "at")) at = k;
+      }
+      if (at) {  // go on inside the caller
+        i = at;
+        close = end;
+        continue;
       }
     }
     if (t.kind == TokenKind::kHashId && is_alias(t)) {

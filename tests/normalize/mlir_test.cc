@@ -196,3 +196,32 @@ TEST(MlirTest, DialectAttributesAreNotAliases) {
 
 }  // namespace
 }  // namespace ksnap::norm
+
+namespace ksnap::norm {
+namespace {
+
+// Nested callsites name the outermost caller's line; a hostile line of
+// ten thousand of them costs no stack and no quadratic time (it is
+// followed 64 levels deep, then the line has no Python line).
+TEST(MlirTest, NestedCallsitesAreFollowedAndBounded) {
+  auto kernel = [](size_t depth) {
+    std::string loc;
+    for (size_t i = 0; i < depth; ++i) loc += "callsite(#loc1 at ";
+    loc += "#loc2";
+    loc += std::string(depth, ')');
+    return "module {\n  tt.func public @k() {\n    %c1_i32 = arith.constant 1 : i32 loc(" + loc +
+           ")\n    tt.return loc(#loc2)\n  } loc(#loc2)\n} loc(#loc2)\n"
+           "#loc1 = loc(\"/w/std.py\":43:17)\n#loc2 = loc(\"/w/kernels.py\":12:9)\n";
+  };
+  Module shallow = norm_ok(kernel(3), Dialect::kMlir);
+  const Line* c = find_line(shallow, "arith.constant");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->py_line, 12);
+  Module deep = norm_ok(kernel(10000), Dialect::kMlir);  // 190 KB, under max_line_bytes
+  const Line* d = find_line(deep, "arith.constant");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->py_line, -1);
+}
+
+}  // namespace
+}  // namespace ksnap::norm
