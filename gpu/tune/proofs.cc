@@ -7,6 +7,12 @@
 //   tune_proofs threads CAPTURE OUT.json   8 threads dispatching one group
 //                                           at once, each with its own stream
 //                                           and output; outputs checked
+//   tune_proofs verify  CAPTURE OUT.json   a capture with an injected wrong
+//                                           variant (half of K: the fastest,
+//                                           wrong); per shape, online and
+//                                           ahead of time, with and without
+//                                           verification: which variant wins,
+//                                           what was excluded, the output error
 //   tune_proofs share   CAPTURE OUT.json CACHE [adopt|own]
 //                                           online tuning of 6 shapes with a
 //                                           shared cache file; run two at once
@@ -261,11 +267,90 @@ int prove_share(CudaBackend& be, json& out, const std::string& cache, bool adopt
   return bad;
 }
 
+/// The matmul layout: A, B fp16 inputs, C fp16 output (compared by
+/// verification), M, N, K and the three strides that are not 1.
+ArgLayout matmul_layout() {
+  ArgLayout l;
+  l.buffer("a", Role::kInput, Fill::kF16, [](const Workload& w) { return 2 * w[0] * w[2]; })
+      .buffer("b", Role::kInput, Fill::kF16, [](const Workload& w) { return 2 * w[2] * w[1]; })
+      .buffer("c", Role::kOutput, Fill::kZero, [](const Workload& w) { return 2 * w[0] * w[1]; },
+              ElementType::kF16)
+      .scalar_i32("M", [](const Workload& w) { return w[0]; })
+      .scalar_i32("N", [](const Workload& w) { return w[1]; })
+      .scalar_i32("K", [](const Workload& w) { return w[2]; })
+      .scalar_i32("stride_am", [](const Workload& w) { return w[2]; })
+      .scalar_i32("stride_bk", [](const Workload& w) { return w[1]; })
+      .scalar_i32("stride_cm", [](const Workload& w) { return w[1]; });
+  return l;
+}
+
+int prove_verify(CudaBackend& be, json& out) {
+  const size_t wrong = be.variant_count() - 1;  // the injected variant is the last entry
+  out["wrong_variant"] = be.variant_name(wrong);
+  const std::vector<Workload> shapes = {{512, 512, 512},   {1024, 1024, 1024}, {2048, 2048, 2048},
+                                        {4096, 4096, 4096}, {8192, 8192, 1024}, {128, 8192, 8192}};
+  int bad = 0;
+  size_t wrong_wins_unverified = 0, runs = 0;
+  CUstream s = new_stream(be);
+  for (const Workload& w : shapes) {
+    Problem p(&be, w);
+    for (const char* mode : {"online", "ahead-of-time"})
+      for (bool verify : {false, true}) {
+        GroupOptions o = online(std::string("verify-") + mode);
+        o.layout = matmul_layout();
+        o.verify.enabled = verify;
+        if (std::string(mode) != "online") o.policy = Policy::kAheadOfTime;
+        auto g = Group::create(std::shared_ptr<CudaBackend>(&be, [](CudaBackend*) {}), o);
+        CHECK_OK(g.status());
+        DeviceBuffer c = p.output();
+        ArgPack args = p.args(c);
+        size_t calls = 0;
+        if (o.policy == Policy::kAheadOfTime) CHECK_OK((*g)->tune(w, s));
+        while (!(*g)->decision(w) && calls < 100000) {
+          CHECK_OK((*g)->dispatch(w, args, s));
+          if (++calls % 8 == 0) CHECK_OK(be.synchronize(s));
+        }
+        // After the decision: one call, its output checked.
+        CHECK_OK((*g)->dispatch(w, args, s));
+        CHECK_OK(be.synchronize(s));
+        double err = p.error(c);
+        size_t choice = (*g)->decision(w).value_or(SIZE_MAX);
+        GroupReport r = (*g)->report();
+        json excluded = json::array();
+        for (const auto& v : r.workloads[0].variants)
+          if (!v.excluded.empty()) excluded.push_back({{"variant", v.name}, {"why", v.excluded}});
+        ++runs;
+        if (!verify) wrong_wins_unverified += choice == wrong;
+        // With verification the wrong variant never wins and is excluded,
+        // and the output is right.
+        int fail = verify && (choice == wrong || excluded.size() != 1 || err > kTolerance);
+        bad += fail;
+        out["runs"].push_back({{"shape", {w[0], w[1], w[2]}}, {"policy", mode}, {"verify", verify},
+                               {"choice", choice < be.variant_count() ? be.variant_name(choice) : "-"},
+                               {"wrong_won", choice == wrong}, {"calls", calls},
+                               {"max_rel_error", err}, {"excluded", excluded},
+                               {"decision", decision_name(r.workloads[0].decision)},
+                               {"reason", r.workloads[0].reason}, {"ok", !fail}});
+        std::printf("verify %-5s %-13s %5zux%5zux%5zu -> %-40s err %.2e%s%s\n",
+                    verify ? "on" : "off", mode, w[0], w[1], w[2],
+                    choice < be.variant_count() ? be.variant_name(choice).c_str() : "-", err,
+                    choice == wrong ? "  (the wrong variant won)" : "", fail ? "  FAIL" : "");
+        be.free(c);
+      }
+  }
+  out["wrong_wins_without_verification"] = wrong_wins_unverified;
+  out["runs_without_verification"] = runs / 2;
+  out["ok"] = bad == 0;
+  std::printf("verify: the wrong variant won %zu of %zu unverified runs and 0 of %zu verified: %s\n",
+              wrong_wins_unverified, runs / 2, runs / 2, bad ? "FAIL" : "ok");
+  return bad;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: tune_proofs graph|threads|share CAPTURE OUT.json [CACHE [adopt|own]]\n");
+    std::fprintf(stderr, "usage: tune_proofs graph|threads|verify|share CAPTURE OUT.json [CACHE [adopt|own]]\n");
     return 2;
   }
   std::string why, what = argv[1];
@@ -283,6 +368,7 @@ int main(int argc, char** argv) {
   int bad = 0;
   if (what == "graph") bad = prove_graph(**be, out);
   else if (what == "threads") bad = prove_threads(**be, out);
+  else if (what == "verify") bad = prove_verify(**be, out);
   else if (what == "share" && argc >= 5)
     bad = prove_share(**be, out, argv[4], argc < 6 || std::string(argv[5]) != "own");
   else return 2;

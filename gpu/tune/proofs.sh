@@ -1,7 +1,8 @@
 #!/bin/sh
 # On the GPU machine, from the repo root, with build-tune-gpu/ carried
 # (gpu/tune/build.sh): the proofs of gpu/tune/proofs.cc, results in $OUT.
-#   sh gpu/tune/proofs.sh
+#   sh gpu/tune/proofs.sh          (all)
+#   sh gpu/tune/proofs.sh verify   (only the injected-wrong-variant proof)
 set -u
 B=build-tune-gpu
 # The 8 matmul configs compiled here by Triton (cubins are not committed).
@@ -9,6 +10,14 @@ CAP=/tmp/proofs-capture
 python3 -c "import sys; sys.path.insert(0, 'gpu/tune'); import run_h200; run_h200.write_capture('$CAP')" ||
   { echo "could not write the capture"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+CAPW=/tmp/proofs-capture-wrong  # the same 8 + an injected wrong variant (run_h200.wrong_matmul_kernel)
+python3 -c "import sys; sys.path.insert(0, 'gpu/tune'); import run_h200; run_h200.write_capture('$CAPW', inject_wrong=True)" ||
+  { echo "could not write the capture with the wrong variant"; exit 1; }
+if [ "${1:-}" = verify ]; then  # only the verification proof
+  "$B/tune_proofs" verify "$CAPW" "$OUT/verify.json" 2>"$OUT/verify.stderr.txt"; echo "verify: exit $?"
+  exit 0
+fi
+"$B/tune_proofs" verify "$CAPW" "$OUT/verify.json" 2>"$OUT/verify.stderr.txt"; echo "verify: exit $?"
 "$B/tune_proofs" graph "$CAP" "$OUT/graph.json"; echo "graph: exit $?"
 "$B/tune_proofs" threads "$CAP" "$OUT/threads.json"; echo "threads: exit $?"
 # Two processes at once on one GPU, one decision file: with adoption, then

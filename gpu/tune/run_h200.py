@@ -72,6 +72,26 @@ def launch(kernel, a, b, c, cfg):
                         BLOCK_SIZE_K=bk, GROUP_SIZE_M=gm, num_stages=stages, num_warps=warps)
 
 
+def wrong_matmul_kernel(root):
+    """The injected wrong variant of the verification proof (proofs.cc
+    `verify`): matmul_kernel's own source with its K loop cut to the first
+    half, so it is the fastest variant and its C is wrong. Same name and
+    arguments, so a capture holds it as one more variant of the group."""
+    import importlib.util
+    import inspect
+    src = inspect.getsource(getattr(matmul_kernel, "fn", matmul_kernel))  # the JITFunction's Python function
+    loop = "for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):"
+    assert loop in src
+    src = src.replace(loop, "for k in range(0, tl.cdiv(K, BLOCK_SIZE_K) // 2):  # the bug")
+    path = os.path.join(root, "wrong_kernel.py")  # Triton reads a kernel's source from its file
+    with open(path, "w") as f:
+        f.write("import triton\nimport triton.language as tl\n\n\n" + src)
+    spec = importlib.util.spec_from_file_location("wrong_kernel", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.matmul_kernel
+
+
 def meta_dict(ck):
     md = ck.metadata
     d = md._asdict() if hasattr(md, "_asdict") else dict(vars(md))
@@ -85,16 +105,21 @@ def meta_dict(ck):
     return out
 
 
-def write_capture(root):
-    """Compiles the 8 configs and writes a ksnap capture of them."""
+def write_capture(root, inject_wrong=False):
+    """Compiles the 8 configs and writes a ksnap capture of them. With
+    inject_wrong, a 9th variant: wrong_matmul_kernel (half of K, fast and
+    wrong) with the first config's tiles and GROUP_SIZE_M 4."""
     os.makedirs(os.path.join(root, "cache"), exist_ok=True)
     a = torch.randn(512, 512, device="cuda", dtype=torch.float16)
     b = torch.randn(512, 512, device="cuda", dtype=torch.float16)
     c = torch.empty(512, 512, device="cuda", dtype=torch.float16)
     entries = []
-    for i, cfg in enumerate(CONFIGS):
+    kernels = [(matmul_kernel, cfg) for cfg in CONFIGS]
+    if inject_wrong:
+        kernels.append((wrong_matmul_kernel(root), CONFIGS[0][:3] + (4,) + CONFIGS[0][4:]))
+    for i, (kernel, cfg) in enumerate(kernels):
         t0 = time.perf_counter()
-        ck = launch(matmul_kernel, a, b, c, cfg)
+        ck = launch(kernel, a, b, c, cfg)
         torch.cuda.synchronize()
         compile_s = time.perf_counter() - t0
         d = f"cfg{i}"

@@ -3,8 +3,13 @@
 namespace ksnap::tune {
 
 ArgLayout& ArgLayout::buffer(std::string name, Role role, Fill fill,
-                             std::function<int64_t(const Workload&)> bytes) {
-  args_.push_back({std::move(name), ArgType::kPointer, role, fill, std::move(bytes), 0});
+                             std::function<int64_t(const Workload&)> bytes,
+                             ElementType element) {
+  if (element == ElementType::kUnspecified)
+    element = fill == Fill::kF16 ? ElementType::kF16
+              : fill == Fill::kF32 ? ElementType::kF32
+                                   : ElementType::kUnspecified;
+  args_.push_back({std::move(name), ArgType::kPointer, role, fill, std::move(bytes), 0, element});
   return *this;
 }
 

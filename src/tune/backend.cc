@@ -2,6 +2,11 @@
 
 namespace ksnap::tune {
 
+Status Backend::read(const DeviceBuffer&, void*, Stream) {
+  return make_error(ErrorCode::kUnsupported,
+                    "this backend cannot read buffers back (Backend::read), which verification needs");
+}
+
 const char* library_version() { return "ksnap-tune 0.1.0"; }
 
 bool DeviceFingerprint::operator==(const DeviceFingerprint& o) const {

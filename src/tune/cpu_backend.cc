@@ -122,4 +122,9 @@ Status CpuBackend::copy(DeviceBuffer& dst, const DeviceBuffer& src) {
   return Status::ok();
 }
 
+Status CpuBackend::read(const DeviceBuffer& src, void* host, Stream) {
+  if (src.bytes) std::memcpy(host, reinterpret_cast<const void*>(src.address), src.bytes);
+  return Status::ok();
+}
+
 }  // namespace ksnap::tune

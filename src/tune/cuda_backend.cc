@@ -408,6 +408,11 @@ Status CudaBackend::synchronize(Stream s) {
   return m.d->check("cuStreamSynchronize", m.d->cuStreamSynchronize(static_cast<CUstream>(s)));
 }
 
+Status CudaBackend::read(const DeviceBuffer& src, void* host, Stream s) {
+  KSNAP_RETURN_IF_ERROR(synchronize(s));
+  return download(host, src.address, src.bytes);
+}
+
 Status CudaBackend::download(void* host, uint64_t device_address, size_t bytes) {
   KSNAP_RETURN_IF_ERROR(impl_->make_current());
   return impl_->d->check("cuMemcpyDtoH", impl_->d->cuMemcpyDtoH(host, device_address, bytes));
@@ -453,6 +458,7 @@ void CudaBackend::free(DeviceBuffer&) {}
 Status CudaBackend::fill(DeviceBuffer&, Fill, uint64_t) { return no_cuda(); }
 Status CudaBackend::copy(DeviceBuffer&, const DeviceBuffer&) { return no_cuda(); }
 Status CudaBackend::synchronize(Stream) { return no_cuda(); }
+Status CudaBackend::read(const DeviceBuffer&, void*, Stream) { return no_cuda(); }
 Status CudaBackend::download(void*, uint64_t, size_t) { return no_cuda(); }
 Status CudaBackend::upload(uint64_t, const void*, size_t) { return no_cuda(); }
 

@@ -17,7 +17,7 @@ namespace ksnap::tune {
 
 struct Group::State {
   State(uint64_t k, std::string l, size_t n, const RaceConfig& cfg)
-      : key(k), label(std::move(l)), race(n, cfg) {}
+      : key(k), label(std::move(l)), race(n, cfg), excluded(n) {}
   const uint64_t key;
   const std::string label;
   std::atomic<int> committed{-1};  // published choice, -1 while none
@@ -29,6 +29,8 @@ struct Group::State {
   double tuning_wall_s = 0;
   std::vector<double> cached_medians;
   uint64_t calls = 0, explored = 0;  // online: calls while undecided, timed launches
+  bool verified = false;               // verification ran (GroupOptions::verify)
+  std::vector<std::string> excluded;   // per variant: why verification excluded it, or ""
 };
 
 namespace {
@@ -78,6 +80,28 @@ Status Group::init() {
                       "max_explore_share must be in (0, 1], not " + std::to_string(options_.max_explore_share));
   if (!(options_.explore_budget_ms >= 0))
     return make_error(ErrorCode::kInvalidArgument, "explore_budget_ms must be >= 0");
+  if (options_.verify.enabled) {
+    const std::string who = "group '" + options_.name + "': verify ";
+    if (options_.layout.empty())
+      return make_error(ErrorCode::kInvalidArgument,
+                        who + "needs an ArgLayout (which buffers are outputs, their sizes and element types)");
+    bool any_output = false;
+    for (const ArgSpec& a : options_.layout.args()) {
+      if (a.type != ArgType::kPointer || a.role == Role::kInput) continue;
+      any_output = true;
+      if (a.element == ElementType::kUnspecified)
+        return make_error(ErrorCode::kInvalidArgument,
+                          who + "cannot compare buffer '" + a.name +
+                              "': give its element type (ArgLayout::buffer's last argument)");
+    }
+    if (!any_output)
+      return make_error(ErrorCode::kInvalidArgument,
+                        who + "needs at least one output or in-out buffer in the layout");
+    for (const auto& [t, tol] : options_.verify.tolerance)
+      if (!(tol.atol >= 0 && tol.rtol >= 0))
+        return make_error(ErrorCode::kInvalidArgument,
+                          who + "tolerance for " + element_name(t) + " must be >= 0");
+  }
   if (options_.read_env) {
     KSNAP_ASSIGN_OR_RETURN(env_, read_env_controls());
     if (env_.policy) options_.policy = *env_.policy;
@@ -222,6 +246,7 @@ std::string CommitEvent::to_json() const {
                       {"runner_up", runner_up ? nlohmann::json(runner_up_name) : nlohmann::json()},
                       {"margin", margin},
                       {"launches", launches},
+                      {"excluded", excluded},
                       {"reason", reason}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -236,6 +261,8 @@ CommitEvent Group::event_of(const State& st, size_t choice, Decision why,
   e.decision = why;
   e.reason = reason;
   e.launches = st.race.launches();
+  for (size_t v = 0; v < names_.size(); ++v)
+    if (!st.excluded[v].empty()) e.excluded.push_back(names_[v]);
   const double chosen = st.race.estimate(choice).value;
   for (size_t v = 0; v < names_.size(); ++v) {
     if (v == choice || st.race.estimate(v).n == 0) continue;
@@ -268,7 +295,12 @@ void Group::commit(State& st, size_t choice, Decision why, const std::string& re
   // stored for this workload and device wins, across processes).
   if (options_.agree) {
     std::optional<size_t> v = options_.agree(event_of(st, choice, why, reason));
-    if (v && *v < names_.size() && *v != choice) {
+    if (v && *v < names_.size() && !st.excluded[*v].empty()) {
+      std::fprintf(stderr,
+                   "ksnap tune: %s: the agreement hook chose %s, whose output differs from the "
+                   "default's here: ignored\n",
+                   options_.name.c_str(), names_[*v].c_str());
+    } else if (v && *v < names_.size() && *v != choice) {
       why_text = "adopted: the agreement hook chose " + names_[*v] + " (this race: " + reason + ")";
       choice = *v;
       why = Decision::kAdopted;
@@ -295,6 +327,10 @@ void Group::commit(State& st, size_t choice, Decision why, const std::string& re
     Status s = options_.adopt_shared_decisions ? held.status() : cache_->store(e);
     if (!s.is_ok()) {
       std::fprintf(stderr, "ksnap tune: cannot write cache: %s\n", s.to_string().c_str());
+    } else if (held->choice != choice && held->choice < names_.size() &&
+               !st.excluded[held->choice].empty()) {
+      why_text += " (not adopted: " + cache_->path() + " holds " + held->choice_name +
+                  ", whose output differs from the default's here)";
     } else if (held->choice != choice && held->choice < names_.size()) {
       why_text = "adopted: " + cache_->path() + " already held " + held->choice_name +
                  " for this workload (decided '" + held->decision + "' elsewhere; this race chose " +
@@ -314,11 +350,24 @@ void Group::commit(State& st, size_t choice, Decision why, const std::string& re
 
 namespace {
 
+std::string race_reason_of(const Race& r, const std::vector<std::string>& names,
+                           const std::string& why, const std::string& alive);
+
 std::string race_reason(const Race& r, const std::vector<std::string>& names) {
   std::string why = decision_name(r.decision());
-  std::string alive;
-  for (size_t v = 0; v < r.size(); ++v)
+  std::string alive, excluded;
+  for (size_t v = 0; v < r.size(); ++v) {
     if (r.variant(v).alive) alive += (alive.empty() ? "" : ", ") + names[v];
+    if (r.variant(v).excluded) excluded += (excluded.empty() ? "" : ", ") + names[v];
+  }
+  if (!excluded.empty()) excluded = "; excluded, output differs from the default's: {" + excluded + "}";
+  if (r.decision() == Decision::kSeparated && r.launches() == 0 && !excluded.empty())
+    return why + ": " + names[r.choice()] + " is the only variant whose output matches" + excluded;
+  return race_reason_of(r, names, why, alive) + excluded;
+}
+
+std::string race_reason_of(const Race& r, const std::vector<std::string>& names,
+                           const std::string& why, const std::string& alive) {
   char tol[32];
   std::snprintf(tol, sizeof tol, "%g%%", 100 * r.config().tie_tolerance);
   switch (r.decision()) {
@@ -375,6 +424,21 @@ Status Group::explore(State& st, const Workload& w, const ArgPack& args, Stream 
     lock.unlock();
     return backend_->launch(options_.default_variant, w, args, s);
   }
+  if (options_.verify.enabled && !st.verified) {
+    // Verification needs a synchronize: never inside a graph capture (the
+    // default runs until a call outside one verifies the variants).
+    if (backend_->capturing(s)) {
+      lock.unlock();
+      return backend_->launch(options_.default_variant, w, args, s);
+    }
+    ArgPack synthetic;
+    std::vector<DeviceBuffer> bufs;
+    Status vs = make_synthetic(w, synthetic, bufs);
+    if (vs.is_ok()) vs = backend_->synchronize(s);
+    if (vs.is_ok()) vs = verify_variants(st, w, synthetic, s);
+    for (auto& b : bufs) backend_->free(b);
+    KSNAP_RETURN_IF_ERROR(vs);
+  }
   drain(st);
   c = st.committed.load(std::memory_order_acquire);
   if (c >= 0) {
@@ -399,12 +463,23 @@ Status Group::explore(State& st, const Workload& w, const ArgPack& args, Stream 
 }
 
 Status Group::tune(const Workload& w, Stream stream) {
-  const auto& specs = options_.layout.args();
-  if (specs.empty())
+  if (options_.layout.empty())
     return make_error(ErrorCode::kInvalidArgument,
                       "group '" + options_.name + "': tune() on synthetic data needs an ArgLayout");
   ArgPack args;
   std::vector<DeviceBuffer> bufs;
+  Status st = make_synthetic(w, args, bufs);
+  if (st.is_ok()) st = backend_->synchronize(stream);
+  if (st.is_ok()) {
+    State* s = find_or_create(options_.bucketing.key(w), w);
+    st = run_tuning(*s, w, args, stream);
+  }
+  for (auto& b : bufs) backend_->free(b);
+  return st;
+}
+
+Status Group::make_synthetic(const Workload& w, ArgPack& args, std::vector<DeviceBuffer>& bufs) {
+  const auto& specs = options_.layout.args();
   Status st;
   for (size_t i = 0; i < specs.size() && st.is_ok(); ++i) {
     const ArgSpec& a = specs[i];
@@ -435,13 +510,80 @@ Status Group::tune(const Workload& w, Stream stream) {
         break;
     }
   }
-  if (st.is_ok()) st = backend_->synchronize(stream);
-  if (st.is_ok()) {
-    State* s = find_or_create(options_.bucketing.key(w), w);
-    st = run_tuning(*s, w, args, stream);
-  }
-  for (auto& b : bufs) backend_->free(b);
   return st;
+}
+
+Status Group::verify_variants(State& st, const Workload& w, const ArgPack& args, Stream s) {
+  struct Out {
+    size_t arg;
+    DeviceBuffer user;      // the argument's buffer
+    DeviceBuffer initial;   // its contents before any variant ran
+    std::vector<unsigned char> expected;
+  };
+  const auto& specs = options_.layout.args();
+  std::vector<Out> outs;
+  Status status;
+  for (size_t i = 0; i < specs.size() && i < args.size() && status.is_ok(); ++i) {
+    const ArgSpec& a = specs[i];
+    if (a.type != ArgType::kPointer || a.role == Role::kInput) continue;
+    int64_t bytes = a.size_or_value ? a.size_or_value(w) : 0;
+    Out o{i, {reinterpret_cast<uint64_t>(args.pointer<void>(i)), static_cast<size_t>(std::max<int64_t>(bytes, 0))}, {}, {}};
+    auto copy = backend_->alloc(o.user.bytes);
+    if (!copy) {
+      status = copy.status();
+      break;
+    }
+    o.initial = *copy;
+    status = backend_->copy(o.initial, o.user);
+    outs.push_back(std::move(o));
+  }
+  // The default's outputs are the reference; every other variant starts from
+  // the same initial contents and must match them.
+  const size_t ref = options_.default_variant;
+  std::vector<unsigned char> got;
+  std::vector<std::string> why(names_.size());
+  for (size_t k = 0; k < names_.size() && status.is_ok(); ++k) {
+    const size_t v = k == 0 ? ref : (k <= ref ? k - 1 : k);
+    if (k > 0)
+      for (auto& o : outs) status = status.is_ok() ? backend_->copy(o.user, o.initial) : status;
+    if (!status.is_ok()) break;
+    Status launched = backend_->launch(v, w, args, s);
+    if (!launched.is_ok()) {
+      if (v == ref) status = launched;  // no reference: verification cannot run
+      else why[v] = "launch failed: " + launched.to_string();
+      continue;
+    }
+    for (auto& o : outs) {
+      std::vector<unsigned char>& into = v == ref ? o.expected : got;
+      into.resize(o.user.bytes);
+      status = backend_->read(o.user, into.data(), s);
+      if (!status.is_ok()) break;
+      if (v == ref) continue;
+      const ArgSpec& a = specs[o.arg];
+      Tolerance tol = options_.verify.tolerance_for(a.element);
+      if (auto m = compare_outputs(a.element, o.expected.data(), got.data(), got.size(), tol)) {
+        why[v] = "output '" + a.name + "' " + m->to_string(a.element, tol);
+        break;
+      }
+    }
+  }
+  for (auto& o : outs) {
+    Status r = backend_->copy(o.user, o.initial);
+    if (status.is_ok()) status = r;
+    backend_->free(o.initial);
+  }
+  KSNAP_RETURN_IF_ERROR(status);
+  st.verified = true;
+  for (size_t v = 0; v < names_.size(); ++v) {
+    if (why[v].empty()) continue;
+    st.excluded[v] = why[v];
+    st.race.exclude(v);
+    std::fprintf(stderr, "ksnap tune: %s, workload %s: %s excluded, %s\n", options_.name.c_str(),
+                 st.label.c_str(), names_[v].c_str(), why[v].c_str());
+  }
+  if (st.race.committed() && st.committed.load(std::memory_order_relaxed) < 0)
+    commit(st, st.race.choice(), st.race.decision(), race_reason(st.race, names_));
+  return Status::ok();
 }
 
 Status Group::tune(const Workload& w, const ArgPack& args, Stream stream) {
@@ -482,9 +624,14 @@ Status Group::run_tuning(State& st, const Workload& w, const ArgPack& args, Stre
     return make_error(ErrorCode::kInvalidArgument, "tune() inside a graph capture: not timed");
   double t0 = wall_s();
   const size_t n = names_.size();
-  for (size_t v = 0; v < n; ++v) KSNAP_RETURN_IF_ERROR(backend_->launch(v, w, args, s));  // warm-up
-  KSNAP_RETURN_IF_ERROR(backend_->synchronize(s));
+  if (options_.verify.enabled && !st.verified) {
+    KSNAP_RETURN_IF_ERROR(verify_variants(st, w, args, s));
+    if (st.committed.load(std::memory_order_acquire) >= 0) return Status::ok();
+  }
   Race& race = st.race;
+  for (size_t v = 0; v < n; ++v)  // warm-up
+    if (race.variant(v).alive) KSNAP_RETURN_IF_ERROR(backend_->launch(v, w, args, s));
+  KSNAP_RETURN_IF_ERROR(backend_->synchronize(s));
   std::vector<InFlight> round;
   while (!race.committed()) {
     round.clear();
@@ -550,6 +697,7 @@ WorkloadReport Group::report_of(const State& cst) const {
     vr.ci_high_us = e.value + 1.96 * e.std_error;
     vr.alive = vs.alive;
     vr.eliminated_by = vs.eliminated_by;
+    vr.excluded = st.excluded[v];
     r.variants.push_back(vr);
   }
   Estimate chosen = st.race.estimate(r.choice);

@@ -67,6 +67,21 @@ void Race::record(size_t variant, double time_us) {
   evaluate();
 }
 
+bool Race::exclude(size_t variant) {
+  if (committed() || variant >= stats_.size() || !stats_[variant].alive || alive_count() < 2)
+    return false;
+  RaceVariantStats& s = stats_[variant];
+  s.alive = false;
+  s.excluded = true;
+  s.eliminated_at = launches_;
+  // The round in progress may still list it: start a new round.
+  round_pos_ = round_.size();
+  if (alive_count() == 1)
+    for (size_t i = 0; i < stats_.size(); ++i)
+      if (stats_[i].alive) commit(i, Decision::kSeparated);
+  return true;
+}
+
 void Race::add_pairs(size_t v) {
   const size_t n = stats_.size();
   size_t k = stats_[v].in_order.size() - 1;

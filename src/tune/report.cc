@@ -22,6 +22,10 @@ std::string GroupReport::to_text() const {
     out += line;
     out += "    reason: " + w.reason + "\n";
     for (const auto& v : w.variants) {
+      if (!v.excluded.empty()) {
+        out += "    " + v.name + " excluded: " + v.excluded + "\n";
+        continue;
+      }
       if (v.n == 0 && v.median_us == 0) continue;
       std::snprintf(line, sizeof line, "    %-28s n=%-4zu median %9.2f us  95%% CI [%.2f, %.2f]%s\n",
                     v.name.c_str(), v.n, v.median_us, v.ci_low_us, v.ci_high_us,
@@ -43,7 +47,8 @@ std::string GroupReport::to_json() const {
                     {"median_us", v.median_us},
                     {"ci95_us", {v.ci_low_us, v.ci_high_us}},
                     {"alive", v.alive},
-                    {"eliminated_by", v.eliminated_by}});
+                    {"eliminated_by", v.eliminated_by},
+                    {"excluded", v.excluded.empty() ? json() : json(v.excluded)}});
     ws.push_back({{"workload", w.workload},
                   {"decision", decision_name(w.decision)},
                   {"choice", w.choice},

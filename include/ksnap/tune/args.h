@@ -94,6 +94,9 @@ class ArgPack {
 enum class Role : uint8_t { kInput, kOutput, kInOut };
 /// How a synthetic buffer is initialized.
 enum class Fill : uint8_t { kZero, kF16, kF32, kBytes };
+/// What a buffer's elements are, for comparing two variants' outputs
+/// (verify.h). kUnspecified: unknown, a buffer that verification cannot compare.
+enum class ElementType : uint8_t { kUnspecified, kF16, kBF16, kF32, kF64, kI8, kI16, kI32, kI64, kBytes };
 
 struct ArgSpec {
   std::string name;
@@ -102,12 +105,19 @@ struct ArgSpec {
   Fill fill = Fill::kZero;
   std::function<int64_t(const Workload&)> size_or_value;  ///< bytes for buffers, value for scalars
   double fvalue = 0;  ///< for kF32/kF64 scalars without a function
+  /// Element type of a buffer (for verification); kUnspecified: taken from
+  /// the fill (kF16 -> f16, kF32 -> f32), else unknown.
+  ElementType element = ElementType::kUnspecified;
 };
 
 class ArgLayout {
  public:
+  /// A buffer of `bytes(workload)` bytes. `element` says what its elements
+  /// are; verification (GroupOptions::verify) needs it for every output and
+  /// in-out buffer whose fill does not say it.
   ArgLayout& buffer(std::string name, Role role, Fill fill,
-                    std::function<int64_t(const Workload&)> bytes);
+                    std::function<int64_t(const Workload&)> bytes,
+                    ElementType element = ElementType::kUnspecified);
   ArgLayout& scalar_i32(std::string name, std::function<int64_t(const Workload&)> value);
   ArgLayout& scalar_i64(std::string name, std::function<int64_t(const Workload&)> value);
   ArgLayout& scalar_f32(std::string name, double value);

@@ -96,6 +96,10 @@ class Backend {
   virtual Status copy(DeviceBuffer& dst, const DeviceBuffer& src) = 0;
   /// Blocks until all work issued on `s` is done.
   virtual Status synchronize(Stream s) = 0;
+  /// Copies `src` (all of it) to host memory at `host` after the work issued
+  /// on `s` is done; verification (verify.h) needs it. The default says the
+  /// backend cannot.
+  virtual Status read(const DeviceBuffer& src, void* host, Stream s);
 };
 
 /// ksnap's version, part of every fingerprint.

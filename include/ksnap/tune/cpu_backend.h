@@ -78,6 +78,7 @@ class CpuBackend : public Backend {
   Status fill(DeviceBuffer& b, Fill fill, uint64_t seed) override;
   Status copy(DeviceBuffer& dst, const DeviceBuffer& src) override;
   Status synchronize(Stream) override { return Status::ok(); }
+  Status read(const DeviceBuffer& src, void* host, Stream s) override;
 
  private:
   std::vector<CpuVariant> variants_;

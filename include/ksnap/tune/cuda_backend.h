@@ -79,6 +79,7 @@ class CudaBackend : public Backend {
   Status synchronize(Stream s) override;
 
   /// Copies device memory to the host (checks in tests and gpu/tune).
+  Status read(const DeviceBuffer& src, void* host, Stream s) override;
   Status download(void* host, uint64_t device_address, size_t bytes);
   Status upload(uint64_t device_address, const void* host, size_t bytes);
   /// The variant's CUfunction (as void*), for a raw cuLaunchKernel baseline.

@@ -9,6 +9,9 @@
 //   auto group = Group::create(backend, opt);            // Expected<unique_ptr<Group>>
 //   (*group)->dispatch({M, N, K}, ArgPack().ptr(a).ptr(b).ptr(c).i32(M)..., stream);
 //
+// With GroupOptions::verify, a variant may win a workload only if its output
+// on the tuning input matches the default variant's (verify.h).
+//
 // dispatch() after a decision is a lock-free lookup (an open-addressing table
 // of atomics) and one backend launch. Before a decision, under the online
 // policy, it explores: the race (race.h) picks the next variant, the backend
@@ -40,6 +43,7 @@
 #include "ksnap/tune/cache.h"
 #include "ksnap/tune/controls.h"
 #include "ksnap/tune/race.h"
+#include "ksnap/tune/verify.h"
 #include "ksnap/tune/workload.h"
 
 namespace ksnap::tune {
@@ -59,8 +63,11 @@ struct CommitEvent {
   std::string runner_up_name;
   double margin = 0;
   size_t launches = 0;       ///< Timed launches this workload's race spent.
+  /// Variants excluded by verification for this workload (their names).
+  std::vector<std::string> excluded;
   /// {"group": .., "workload": .., "choice": .., "decision": .., "runner_up": ..,
-  /// "margin": .., "launches": .., "reason": ..} on one line, no newline.
+  /// "margin": .., "launches": .., "excluded": [..], "reason": ..} on one line,
+  /// no newline.
   std::string to_json() const;
 };
 
@@ -90,6 +97,11 @@ struct GroupOptions {
   /// the others run the current leader (or the default) untimed. 1 = every
   /// call until the decision; 0.25 = one call in four.
   double max_explore_share = 1.0;
+  /// Verified variants (verify.h): before a workload's race, every variant's
+  /// output on the tuning input is compared with the default variant's, and
+  /// a mismatching one is excluded for that workload. Needs `layout`, with an
+  /// element type for every output and in-out buffer.
+  VerifyOptions verify;
   /// Read KSNAP_TUNE_* (controls.h).
   bool read_env = true;
   /// Called after every commit, under the workload's lock (keep it short; it
@@ -117,6 +129,8 @@ struct VariantReport {
   double ci_low_us = 0, ci_high_us = 0;  ///< 95%: median ± 1.96 se
   bool alive = true;
   int eliminated_by = -1;
+  /// Why verification excluded it for this workload ("" when it was not).
+  std::string excluded;
 };
 
 struct WorkloadReport {
@@ -195,6 +209,11 @@ class Group {
   void drain(State& st);
   Status explore(State& st, const Workload& w, const ArgPack& args, Stream s);
   Status run_tuning(State& st, const Workload& w, const ArgPack& args, Stream s);
+  /// Synthetic arguments for `w` from the layout; buffers go to `bufs`.
+  Status make_synthetic(const Workload& w, ArgPack& args, std::vector<DeviceBuffer>& bufs);
+  /// Runs every variant once on `args` and excludes those whose outputs
+  /// differ from the default's (verify.h). Under st.mu.
+  Status verify_variants(State& st, const Workload& w, const ArgPack& args, Stream s);
   Expected<size_t> variant_index(const std::string& spelled) const;
   WorkloadReport report_of(const State& st) const;
 

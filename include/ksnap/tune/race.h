@@ -103,6 +103,7 @@ struct RaceVariantStats {
   bool alive = true;
   int eliminated_by = -1;     ///< Leader at elimination time, or -1.
   size_t eliminated_at = 0;   ///< Total launches when eliminated.
+  bool excluded = false;      ///< Taken out before timing (Race::exclude): never chosen.
 };
 
 class Race {
@@ -119,6 +120,12 @@ class Race {
   /// Records a timing (µs) of a launch of `variant` issued by next(); may
   /// eliminate variants or commit. Timings arriving after commit are ignored.
   void record(size_t variant, double time_us);
+
+  /// Takes `variant` out of the race before (or while) it is timed: it is
+  /// never launched by next() again and never chosen. When one survivor is
+  /// left it is committed ("separated"). Excluding the last survivor is
+  /// refused (returns false); so is excluding after the commit.
+  bool exclude(size_t variant);
 
   bool committed() const { return decision_ != Decision::kExploring; }
   Decision decision() const { return decision_; }
