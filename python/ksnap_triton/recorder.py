@@ -31,6 +31,7 @@ import threading
 from typing import Any, Iterable
 
 from . import kernelsrc, keyparse, manifest, points, sass, spec
+from .progress import CaptureProgress
 from .shard import ShardWriter
 
 __all__ = ["Recorder", "stage_files"]
@@ -249,6 +250,7 @@ class Recorder:
         self._seen_points: dict[tuple, set[str]] = {}
         self._last_use: dict[int, tuple] = {}  # id(kernel) -> (point token, executed)
         self._sources: dict[tuple, tuple] = {}  # (id(jit fn), hash(src)) -> (fn, record)
+        self._progress = CaptureProgress()
 
     # -- hook entry points -------------------------------------------------
     def on_compile(self, *, src: Any = None, metadata: Any = None, metadata_group: Any = None,
@@ -432,6 +434,12 @@ class Recorder:
                 self._kernels[id(kernel)] = (kernel, ident)
                 self._refresh_resources(kernel, stored)
             self._write()
+            self._progress.note(self._counts)
+
+    def _counts(self) -> tuple[int, int]:
+        """(variants, kernels) in this process's shard so far."""
+        entries = self.writer.entries()
+        return len(entries), len({e.get("qualname") or e.get("kernel") for e in entries})
 
     def _note_use(self, kid: int, *, executed: bool) -> None:
         # Fast path, once per launch: nothing can have changed since the last

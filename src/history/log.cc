@@ -191,6 +191,7 @@ Expected<std::vector<LogEntry>> kernel_log(Store& store, const LogQuery& q) {
   };
   note_seen(child_vars);
   while (visited.insert(cur).second) {
+    if (q.progress) q.progress(visited.size(), all.size());
     KSNAP_ASSIGN_OR_RETURN(std::string prev, previous_recorded(store, info[cur], q.repo, recorded));
     if (prev.empty()) break;
     KSNAP_ASSIGN_OR_RETURN(std::vector<StoredVariant> parent_vars, store.variants(prev));

@@ -113,6 +113,7 @@ Expected<Plan> make_plan(Db& db, const build::Build& b, const RecordOptions& o) 
     std::string json_text = encode_variant(v, stages);
     std::string rid = content_id(json_text);
     p.variant_ids.push_back(rid);
+    if (o.progress) o.progress(p.variant_ids.size(), b.variants.size());
     if (!p.new_variants.count(rid)) {
       KSNAP_ASSIGN_OR_RETURN(bool have, exists(db, "SELECT 1 FROM variants WHERE id=?", rid));
       if (!have)

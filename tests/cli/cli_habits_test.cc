@@ -345,6 +345,37 @@ TEST(Habits, GitSpellingsAndMistypedCommands) {
   EXPECT_EQ(dash.err.find("--color=never"), std::string::npos) << dash.err;
 }
 
+// `record` and `log` draw progress on a terminal's stderr (like `diff`), and
+// never into a pipe.
+TEST(Habits, RecordAndLogShowProgressOnATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1) for a pty";
+  TempDir t("cli_habits_progress");
+  const std::string db = t.path + "/h.db", tty = t.path + "/tty.txt", out = t.path + "/out.txt";
+  const std::string a(40, 'a'), b(40, 'b');
+  auto in_pty = [&](const std::string& args) {
+    std::string cmd = "script -qec \"env KSNAP_PROGRESS_DELAY_MS=0 " + std::string(KSNAP_BINARY) + " " +
+                      args + " > " + out + "\" " + tty + " > /dev/null 2>&1";
+    return std::system(cmd.c_str());
+  };
+  ASSERT_EQ(in_pty("record --store " + db + " --repo '' --commit " + a + " " + example("base")), 0);
+  EXPECT_TRUE(std::regex_search(read(tty), std::regex(R"(ksnap: recording variants ([0-9]+)/\1)")))
+      << read(tty);
+  EXPECT_NE(read(out).find("recorded aaaaaaaaaaaa"), std::string::npos) << read(out);
+  ASSERT_EQ(in_pty("record --store " + db + " --repo '' --commit " + b + " --parent " + a + " " +
+                   example("no_licm")),
+            0);
+  ASSERT_EQ(in_pty("log --store " + db + " --repo ''"), 0);
+  EXPECT_NE(read(tty).find("ksnap: walking recorded commits 2/2"), std::string::npos) << read(tty);
+  EXPECT_EQ(read(out).find("walking"), std::string::npos) << "progress stays on stderr";
+  CmdResult piped = run("log --store " + db + " --repo ''", "KSNAP_PROGRESS_DELAY_MS=0");
+  EXPECT_EQ(piped.rc, 0);
+  EXPECT_EQ(piped.err, "") << "no progress when stderr is not a terminal";
+  CmdResult quiet_pipe = run("record --store " + db + " --repo '' --commit " + std::string(40, 'c') +
+                                 " --parent " + b + " " + example("base"),
+                             "KSNAP_PROGRESS_DELAY_MS=0");
+  EXPECT_EQ(quiet_pipe.err, "");
+}
+
 // `ksnap log` of a kernel or stage no recorded commit has is an error that
 // says what was meant, not an empty log with exit 0.
 TEST(Habits, LogOfAnUnknownKernelOrStageSaysSo) {

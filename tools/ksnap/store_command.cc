@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "ksnap/build/build.h"
 #include "ksnap/build/unstable.h"
@@ -101,7 +102,10 @@ int run_record(const RecordArgs& a) {
   if (!b) return report_error(b.status());
   auto s = store::Store::open(a.sf.store, /*create=*/true);
   if (!s) return report_error(s.status());
+  Progress progress("recording variants", !a.quiet);
+  o.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
   auto st = s->record(*b, o);
+  progress.finish();
   if (!st) return report_error(st.status());
   for (const std::string& w : st->warnings)
     std::cerr << "ksnap: warning: " << escape_control(w) << "\n";
@@ -183,7 +187,10 @@ int run_log(const LogArgs& a) {
   q.repo = a.sf.repo;
   q.max_count = a.max_count;
   q.summaries = !a.no_summary;
+  Progress progress("walking recorded commits", true);
+  q.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
   auto log = history::kernel_log(*s, q);
+  progress.finish();
   if (!log) return report_error(log.status());
   if (a.format == "json") {
     nlohmann::json out = nlohmann::json::array();

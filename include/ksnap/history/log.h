@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct LogQuery {
   std::string repo = ".";  ///< Git work tree used to bridge unrecorded first parents; "" = none.
   size_t max_count = 0;    ///< Stop after this many entries (0 = all).
   bool summaries = true;   ///< Run the diff engine for lines added/removed.
+  /// Called after each recorded commit the walk compares: (commits walked,
+  /// commits recorded — an upper bound of the walk). Optional.
+  std::function<void(size_t done, size_t total)> progress;
 };
 
 struct StageChange {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,9 @@ struct RecordOptions {
   /// Recording a commit that is already there with a different capture is an
   /// error unless `replace` (then the old record is dropped; `store gc` frees it).
   bool replace = false;
+  /// Called after each variant is read, hashed and (where new) normalized
+  /// and compressed: (variants done, variants in the capture). Optional.
+  std::function<void(size_t done, size_t total)> progress;
 };
 
 struct RecordStats {
