@@ -214,7 +214,9 @@ def _summary(out: str, m: dict) -> str:
     entries = m["entries"]
     kernels = {e.get("qualname") or e["kernel"] for e in entries}
     launched = sum(1 for e in entries if e.get("launched"))
-    return (f"ksnap_triton: {len(entries)} variants of {len(kernels)} kernels "
+    def count(n: int, what: str) -> str:
+        return f"{n} {what}{'' if n == 1 else 's'}"
+    return (f"ksnap_triton: {count(len(entries), 'variant')} of {count(len(kernels), 'kernel')} "
             f"({launched} launched) in {os.path.join(out, 'manifest.json')}")
 
 

@@ -56,7 +56,10 @@ TEST(BinaryAgreement, EveryH200CubinMatchesTheLaunchedRegistersAndSpills) {
       "n_spills\n",
       agree, checked, with_spills);
   EXPECT_EQ(agree, checked);
-  EXPECT_GE(checked, 166);  // 54 gpu_capture + 4 recompile + 32 examples + 76 shared corpus
+  // 54 gpu_capture + 4 recompile + 32 examples, + 76 from the shared corpus
+  // where the checkout has one (a clone alone has not).
+  const bool shared = fs::exists(std::string(KSNAP_CORPUS_DIR) + "/base/manifest.json");
+  EXPECT_GE(checked, shared ? 166 : 90);
   EXPECT_GE(with_spills, 1);
 }
 
