@@ -23,9 +23,9 @@
 
 #include "diff/align.h"
 #include "diff/claimed_names.h"
+#include "diff/hunk_builder.h"
 #include "diff/line_keys.h"
-#include "diff/words.h"
-#include "ksnap/diff/hunks.h"
+#include "diff/respell.h"
 #include "ksnap/support/hash.h"
 
 namespace ksnap::diff {
@@ -39,80 +39,6 @@ using norm::Unit;
 constexpr uint64_t kUnmappedTag = uint64_t{1} << 40;
 constexpr uint64_t kGlobalTag = uint64_t{1} << 63;
 constexpr int kConeSteps = 4;  // neighbourhood depth of the alignment keys
-
-enum class Op : uint8_t { kEqual, kDel, kIns };
-struct Edit {
-  Op op;
-  uint32_t b;  // base line index (kEqual, kDel)
-  uint32_t h;  // head line index (kEqual, kIns)
-};
-
-/// Replaces digit runs by one '9' so that changes differing only in constants
-/// (tile sizes, offsets) share a signature.
-void hash_masked(Hasher* h, std::string_view s) {
-  std::string buf;
-  buf.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] >= '0' && s[i] <= '9') {
-      buf.push_back('9');
-      while (i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '9') ++i;
-    } else {
-      buf.push_back(s[i]);
-    }
-  }
-  h->update(buf);
-}
-
-/// Where a respelled symbol sits: [out, out + out_len) of the shown text is
-/// [head, head + head_len) of HEAD's own text.
-struct Substitution {
-  uint32_t out, out_len, head, head_len;
-};
-
-/// `occ` (an occurrence of the symbol named `own`) spelled with `name`
-/// instead, keeping what the occurrence adds around the name: LLVM blocks are
-/// named `21` but used as `%21`.
-std::string respell(std::string_view occ, std::string_view own, std::string_view name) {
-  size_t at = own.empty() ? std::string_view::npos : occ.find(own);
-  if (at == std::string_view::npos) return std::string(name);
-  std::string out(occ.substr(0, at));
-  out += name;
-  out += occ.substr(at + own.size());
-  return out;
-}
-
-/// A HEAD-only name that cannot be read as a BASE name: `h_` after the
-/// sigil or opening quote (`%x` -> `%h_x`, `"45"` -> `"h_45"`, `21` -> `h_21`,
-/// `@.str.2` -> `@h_.str.2`).
-std::string head_mark(std::string_view name) {
-  size_t at = 0;
-  while (at < name.size() && (name[at] == '%' || name[at] == '^' || name[at] == '#' ||
-                              name[at] == '!' || name[at] == '"' || name[at] == '@'))
-    ++at;
-  return std::string(name.substr(0, at)) + "h_" + std::string(name.substr(at));
-}
-
-/// Byte ranges of the shown text mapped onto HEAD's own text.
-std::vector<Span> map_spans(const std::vector<Span>& spans, const std::vector<Substitution>& subs) {
-  auto map = [&subs](uint32_t x, bool end) {
-    int64_t delta = 0;
-    for (const Substitution& s : subs) {
-      if (x < s.out) break;
-      if (x >= s.out + s.out_len) {
-        delta = int64_t{s.head} + s.head_len - (int64_t{s.out} + s.out_len);
-        continue;
-      }
-      return x == s.out ? s.head : end ? s.head + s.head_len : s.head;
-    }
-    return static_cast<uint32_t>(x + delta);
-  };
-  std::vector<Span> out;
-  for (const Span& s : spans) {
-    Span m{map(s.begin, false), map(s.end, true)};
-    if (m.end > m.begin) out.push_back(m);
-  }
-  return out;
-}
 
 class Differ {
  public:
@@ -139,7 +65,7 @@ class Differ {
   void run() {
     premap_globals();
     diff_units();
-    if (changes_ == 0 && base_.hash != head_.hash) {
+    if (hunks_.changes() == 0 && base_.hash != head_.hash) {
       // Every line found a counterpart, yet the canonical texts differ: show
       // the lines whose canonical text has no equal.
       canonical_only_ = true;
@@ -148,7 +74,7 @@ class Differ {
       gave_up_.clear();
       diff_units();
     }
-    out_->change_signature = changes_ ? signature_.digest() | 1 : 0;
+    out_->change_signature = hunks_.signature();
     if (!gave_up_.empty() && out_->fallback.empty()) out_->fallback = gave_up_text();
   }
 
@@ -167,9 +93,9 @@ class Differ {
       if (i < 3) units += std::string(i ? ", `" : "`") + gave_up_[i].first + "`";
     }
     if (gave_up_.size() > 3) units += " and " + std::to_string(gave_up_.size() - 3) + " more units";
-    return "the line alignment left " + std::to_string(all.gaps) + " gap" + (all.gaps == 1 ? "" : "s") +
-           " unaligned in " + units + " (" + std::to_string(all.a_items) + " BASE x " +
-           std::to_string(all.b_items) +
+    return "the line alignment left " + std::to_string(all.gaps) + " gap" +
+           (all.gaps == 1 ? "" : "s") + " unaligned in " + units + " (" +
+           std::to_string(all.a_items) + " BASE x " + std::to_string(all.b_items) +
            " HEAD lines with no line unique to both sides to anchor on, over the alignment's "
            "limits): shown there as removed and added lines";
   }
@@ -338,7 +264,8 @@ class Differ {
     std::unordered_map<uint64_t, uint32_t> by_key;
     for (const Line* l : B) {
       int d = single_def(*l);
-      if (d >= 0 && !base_multi_def_[l->symbols[d].id]) by_key.emplace(use_key(*l, false), l->symbols[d].id);
+      if (d >= 0 && !base_multi_def_[l->symbols[d].id])
+        by_key.emplace(use_key(*l, false), l->symbols[d].id);
     }
     for (const Line* l : H) {
       int d = single_def(*l);
@@ -403,8 +330,8 @@ class Differ {
   /// Pairs still-free lines anywhere in the unit whose keys are equal, in
   /// order, voting on their symbols.
   template <typename KeyB, typename KeyH>
-  void pair_free(const LineSeq& B, const LineSeq& H, std::vector<bool>* bm,
-                 std::vector<bool>* hm, KeyB kb, KeyH kh) {
+  void pair_free(const LineSeq& B, const LineSeq& H, std::vector<bool>* bm, std::vector<bool>* hm,
+                 KeyB kb, KeyH kh) {
     std::unordered_map<uint64_t, std::vector<uint32_t>> free_base;
     for (uint32_t i = B.size(); i-- > 0;)
       if (!(*bm)[i]) free_base[kb(*B[i])].push_back(i);
@@ -452,16 +379,18 @@ class Differ {
     // Moves of the same op on the same operands, anywhere; repeated, since each
     // round maps the defs that later moved lines use.
     for (int round = 0; round < 3; ++round) {
-      pair_free(B, H, &bm, &hm, [&](const Line& l) { return use_key(l, false); },
-                [&](const Line& l) { return use_key(l, true); });
+      pair_free(
+          B, H, &bm, &hm, [&](const Line& l) { return use_key(l, false); },
+          [&](const Line& l) { return use_key(l, true); });
       resolve_votes();
     }
     // Same shape inside one gap: an edit of operands only.
     for (const auto& g : gaps) pair_in_gap(B, H, g, &bm, &hm, /*by_shape=*/true);
     resolve_votes();
     // Moves: identical shapes anywhere else.
-    pair_free(B, H, &bm, &hm, [](const Line& l) { return shape_key(l); },
-              [](const Line& l) { return shape_key(l); });
+    pair_free(
+        B, H, &bm, &hm, [](const Line& l) { return shape_key(l); },
+        [](const Line& l) { return shape_key(l); });
     resolve_votes();
     // Same op inside one gap: an edited op.
     for (const auto& g : gaps) pair_in_gap(B, H, g, &bm, &hm, /*by_shape=*/false);
@@ -575,7 +504,8 @@ class Differ {
     // The names shown for this unit's symbols and module scope's (a
     // function's names are its own).
     claimed_.enter_unit(H ? static_cast<int32_t>(H - head_.units.data()) : -2, map_);
-    emit(name, b, h, m);
+    hunks_.emit(name, b, h, m, hidden_, edit_pairs_);
+    hidden_.clear();
   }
 
   /// Order-free lines have no place: two left unmatched by the alignment
@@ -603,7 +533,8 @@ class Differ {
     for (const Match& p : m) bm[p.first] = hm[p.second] = true;
     for (const auto& [i, j] : hidden_) bm[i] = hm[j] = true;
     edit_pairs_.clear();
-    for (const auto& g : gaps_of(m, static_cast<uint32_t>(B.size()), static_cast<uint32_t>(H.size()))) {
+    for (const auto& g :
+         gaps_of(m, static_cast<uint32_t>(B.size()), static_cast<uint32_t>(H.size()))) {
       auto [pb, eb] = g.first;
       auto [ph, eh] = g.second;
       if (eb <= pb || eh <= ph) continue;
@@ -616,212 +547,11 @@ class Differ {
         if (!bm[i]) bl.push_back(i);
       for (uint32_t j = ph; j < eh; ++j)
         if (!hm[j]) hl.push_back(j);
-      for (size_t k = 0; k < bl.size() && k < hl.size(); ++k) edit_pairs_.emplace_back(bl[k], hl[k]);
+      for (size_t k = 0; k < bl.size() && k < hl.size(); ++k)
+        edit_pairs_.emplace_back(bl[k], hl[k]);
     }
     votes_.clear();
     vote_order_.clear();
-  }
-
-  /// A line of HEAD with its symbols spelled by BASE's names, and where each
-  /// respelled symbol sits in the result and in HEAD's own text.
-  struct Respelled {
-    std::string text;
-    std::vector<Substitution> subs;
-  };
-
-  /// HEAD's line `l` with each symbol that corresponds to a BASE symbol
-  /// spelled by BASE's name, keeping the occurrence's own sigil and quotes
-  /// (`%21` with BASE block `.lr.ph` -> `%.lr.ph`; the label `21:` ->
-  /// `.lr.ph:`). A HEAD symbol without a BASE counterpart whose own name BASE
-  /// shows for another symbol gets an `h_` prefix (`%h_.lr.ph6`), so the line
-  /// never names a different BASE symbol. So does a name that is no symbol
-  /// (values under --keep-values) where a symbol of this unit is shown by
-  /// that name: LLVM values and blocks share names, and `%15 = call ...`
-  /// next to `br label %15` (HEAD's block 10, BASE's 15) would name two
-  /// things; it reads `%h_15 = call ...`.
-  Respelled renamed(const Line& l) const {
-    Respelled r;
-    r.text.reserve(l.display.size() + 16);
-    size_t pos = 0;
-    for (const auto& s : l.symbols) {
-      if (s.offset < pos || s.offset + s.length > l.display.size()) continue;
-      append_unnamed(l.display, pos, s.offset, &r);
-      std::string_view occ(l.display.data() + s.offset, s.length);
-      const std::string& own = head_.symbols[s.id].name;
-      int32_t b = map_[s.id];
-      std::string spelled(occ);
-      if (b >= 0) spelled = respell(occ, own, base_.symbols[b].name);
-      else if (claimed_as_any(own)) spelled = respell(occ, own, head_mark(own));
-      if (spelled != occ)
-        r.subs.push_back({static_cast<uint32_t>(r.text.size()), static_cast<uint32_t>(spelled.size()),
-                          s.offset, s.length});
-      r.text += spelled;
-      pos = s.offset + s.length;
-    }
-    append_unnamed(l.display, pos, l.display.size(), &r);
-    return r;
-  }
-
-  /// `own` or its other LLVM spelling is a BASE name a HEAD symbol is shown
-  /// by: values and blocks share one namespace, and a block named `21` is
-  /// used as `%21`, so HEAD's block 21 beside a value shown as BASE's `%21`
-  /// must read `h_21:` / `%h_21` (issue 19: `+ %21 = shl`, `+ br label %21`).
-  bool claimed_as_any(const std::string& own) const {
-    if (claimed_.claimed(own)) return true;
-    if (own.empty()) return false;
-    if (own[0] == '%') return claimed_.claimed(std::string_view(own).substr(1));
-    return own[0] != '@' && claimed_.claimed("%" + own);
-  }
-
-  /// Appends [from, to) of `text` (no symbol in it) to `r`, marking each
-  /// `%name` / `@name` outside strings that a symbol of this unit is shown as.
-  void append_unnamed(const std::string& text, size_t from, size_t to, Respelled* r) const {
-    auto name_char = [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-             c == '.' || c == '$' || c == '-';
-    };
-    size_t done = from;
-    for (size_t i = from; i < to; ++i) {
-      char c = text[i];
-      if (c == '"') {  // a string: `asm "mov.u32 %0, ..."` names nothing
-        size_t q = text.find('"', i + 1);
-        i = q == std::string::npos || q >= to ? to : q;
-        continue;
-      }
-      if ((c != '%' && c != '@') || (i > 0 && name_char(text[i - 1])) || claimed_.unit_none()) continue;
-      size_t j = i + 1;
-      if (j < to && text[j] == '"') {
-        size_t q = text.find('"', j + 1);
-        j = q == std::string::npos || q >= to ? to : q + 1;
-      } else {
-        while (j < to && name_char(text[j])) ++j;
-      }
-      std::string_view name(text.data() + i, j - i);
-      if (j > i + 1 && (claimed_.unit_claimed(name) || claimed_.unit_claimed(name.substr(1)))) {
-        r->text.append(text, done, i - done);
-        std::string marked = head_mark(name);
-        r->subs.push_back({static_cast<uint32_t>(r->text.size()), static_cast<uint32_t>(marked.size()),
-                           static_cast<uint32_t>(i), static_cast<uint32_t>(j - i)});
-        r->text += marked;
-        done = j;
-      }
-      i = j - 1;
-    }
-    r->text.append(text, done, to - done);
-  }
-
-  void emit(const std::string& unit, const LineSeq& B, const LineSeq& H,
-            const std::vector<Match>& m) {
-    std::vector<bool> hide_b(B.size(), false), hide_h(H.size(), false);
-    for (const auto& [i, j] : hidden_) hide_b[i] = hide_h[j] = true;
-    hidden_.clear();
-    std::vector<Edit> script;
-    script.reserve(B.size() + H.size());
-    uint32_t pb = 0, ph = 0;
-    for (size_t k = 0; k <= m.size(); ++k) {
-      uint32_t eb = k < m.size() ? m[k].first : static_cast<uint32_t>(B.size());
-      uint32_t eh = k < m.size() ? m[k].second : static_cast<uint32_t>(H.size());
-      for (uint32_t i = pb; i < eb; ++i)
-        if (!hide_b[i]) script.push_back({Op::kDel, i, 0});
-      for (uint32_t j = ph; j < eh; ++j)
-        if (!hide_h[j]) script.push_back({Op::kIns, 0, j});
-      if (k < m.size()) script.push_back({Op::kEqual, eb, eh});
-      pb = eb + 1;
-      ph = eh + 1;
-    }
-    std::unordered_map<uint32_t, uint32_t> pair_of_base, pair_of_head;
-    for (const auto& [i, j] : edit_pairs_) {
-      if (i >= B.size() || j >= H.size()) continue;
-      pair_of_base[i] = j;
-      pair_of_head[j] = i;
-    }
-    // Hunks: runs of changes with `context` lines around, merged when close.
-    std::vector<LineKind> kinds;
-    kinds.reserve(script.size());
-    for (const Edit& e : script)
-      kinds.push_back(e.op == Op::kEqual ? LineKind::kContext
-                      : e.op == Op::kDel ? LineKind::kRemoved
-                                         : LineKind::kAdded);
-    for (const HunkRange& r : hunk_ranges(kinds, opts_.context))
-      make_hunk(unit, B, H, script, r.begin, r.end, pair_of_base, pair_of_head);
-  }
-
-  void make_hunk(const std::string& unit, const LineSeq& B, const LineSeq& H,
-                 const std::vector<Edit>& script, size_t start, size_t end,
-                 const std::unordered_map<uint32_t, uint32_t>& pb,
-                 const std::unordered_map<uint32_t, uint32_t>& ph) {
-    Hunk hunk;
-    hunk.unit = unit;
-    bool first = true;
-    for (size_t k = start; k < end; ++k) {
-      const Edit& e = script[k];
-      DiffLine dl;
-      if (e.op == Op::kEqual) {
-        const Line& bl = *B[e.b];
-        dl.kind = LineKind::kContext;
-        dl.text = bl.display;
-        dl.base_line = bl.line_no;
-        dl.head_line = H[e.h]->line_no;
-        if (H[e.h]->display != bl.display) dl.head_text = H[e.h]->display;
-        dl.py_line = bl.py_line;
-      } else if (e.op == Op::kDel) {
-        const Line& bl = *B[e.b];
-        dl.kind = LineKind::kRemoved;
-        dl.text = bl.display;
-        dl.base_line = bl.line_no;
-        dl.py_line = bl.py_line;
-        auto it = pb.find(e.b);
-        if (it != pb.end()) {
-          std::vector<Span> ignore;
-          word_highlights(bl.display, renamed(*H[it->second]).text, &dl.highlights, &ignore);
-        }
-        ++out_->lines_removed;
-        note_change('-', bl.shape);
-        if (bl.py_line >= 0) hunk.py_lines_base.push_back(bl.py_line);
-      } else {
-        const Line& hl = *H[e.h];
-        dl.kind = LineKind::kAdded;
-        Respelled rs = renamed(hl);
-        dl.text = std::move(rs.text);
-        dl.head_line = hl.line_no;
-        dl.py_line = hl.py_line;
-        auto it = ph.find(e.h);
-        if (it != ph.end()) {
-          std::vector<Span> ignore;
-          word_highlights(B[it->second]->display, dl.text, &ignore, &dl.highlights);
-        }
-        if (!rs.subs.empty()) {
-          dl.head_text = hl.display;
-          dl.head_highlights = map_spans(dl.highlights, rs.subs);
-        }
-        ++out_->lines_added;
-        note_change('+', hl.shape);
-        if (hl.py_line >= 0) hunk.py_lines_head.push_back(hl.py_line);
-      }
-      if (first) {
-        first = false;
-        hunk.base_start = dl.base_line ? dl.base_line : 0;
-        hunk.head_start = dl.head_line ? dl.head_line : 0;
-      }
-      if (!hunk.base_start && dl.base_line) hunk.base_start = dl.base_line;
-      if (!hunk.head_start && dl.head_line) hunk.head_start = dl.head_line;
-      if (dl.kind != LineKind::kAdded) ++hunk.base_count;
-      if (dl.kind != LineKind::kRemoved) ++hunk.head_count;
-      hunk.lines.push_back(std::move(dl));
-    }
-    for (auto* v : {&hunk.py_lines_base, &hunk.py_lines_head}) {
-      std::sort(v->begin(), v->end());
-      v->erase(std::unique(v->begin(), v->end()), v->end());
-    }
-    out_->hunks.push_back(std::move(hunk));
-  }
-
-  void note_change(char kind, std::string_view shape) {
-    ++changes_;
-    char k[1] = {kind};
-    signature_.update(std::string_view(k, 1));
-    hash_masked(&signature_, shape);
-    signature_.update("\n");
   }
 
   const Module& base_;
@@ -847,8 +577,9 @@ class Differ {
   /// without counterpart must not borrow one of these (it would read as that
   /// other symbol). Names of unclaimed BASE symbols stay free to reuse.
   ClaimedNames claimed_;
-  size_t changes_ = 0;
-  Hasher signature_;
+  /// Prints HEAD's lines by map_ and claimed_ as they stand; cuts hunks.
+  HeadSpeller speller_{base_, head_, map_, claimed_};
+  HunkBuilder hunks_{speller_, opts_.context, out_};
 };
 
 /// Empty when every symbol reference of `m` is in range (true of every
@@ -874,8 +605,8 @@ void structural_diff(const norm::Module& base, const norm::Module& head,
   for (const auto* side : {&base, &head}) {
     std::string bad = check_module(*side);
     if (!bad.empty()) {
-      out->fallback = std::string(side == &base ? "BASE" : "HEAD") + " " + side->file + ": " +
-                      bad + "; no structural diff, compared by normalized hash";
+      out->fallback = std::string(side == &base ? "BASE" : "HEAD") + " " + side->file + ": " + bad +
+                      "; no structural diff, compared by normalized hash";
       return;
     }
   }
