@@ -182,11 +182,15 @@ def read_manifest(path: str) -> dict:
     return data
 
 
-def write_json_atomic(path: str, data: Any, *, indent: int | None = 1) -> None:
+def write_json_atomic(path: str, data: Any, *, indent: int | None = 1,
+                      sort_keys: bool = False, fsync: bool = True) -> None:
     """Writes JSON to a temporary file beside ``path``, fsyncs, renames.
 
     Readers see either the old or the new file, never a torn one.
     ``indent=None`` writes compact JSON (shards, rewritten often).
+    ``fsync=False`` skips the fsync: for files whose loss in a crash costs
+    only a re-measurement (the tuning cache), where an fsync would cost the
+    caller milliseconds.
     """
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
@@ -195,12 +199,13 @@ def write_json_atomic(path: str, data: Any, *, indent: int | None = 1) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             if indent is None:
-                json.dump(data, f, separators=(",", ":"))
+                json.dump(data, f, separators=(",", ":"), sort_keys=sort_keys)
             else:
-                json.dump(data, f, indent=indent)
+                json.dump(data, f, indent=indent, sort_keys=sort_keys)
             f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -14,7 +14,7 @@ class HookChain:
             self.calls.remove(f)
 
     def __call__(self, *a, **k):
-        for c in self.calls:
+        for c in list(self.calls):
             c(*a, **k)
 
 
