@@ -1,7 +1,10 @@
 // The diff engine: pair variants, then compare every (variant, stage) on a
 // pool of worker threads. Per stage, cheapest test first:
 //   byte-identical files          -> unchanged (nothing normalized);
-//   equal normalized hashes       -> unchanged (no diff built);
+//   equal normalized hashes       -> unchanged (no diff built); a side whose
+//                                    source kept its hash (StageFile::
+//                                    normalized_hash: a recorded commit) is
+//                                    not normalized for this test;
 //   otherwise                     -> normalize both, structural diff.
 // A stage that cannot be read, normalized or diffed never fails the run: it
 // gets StageDiff::fallback (the reason, with file:line for malformed IR) and
@@ -11,15 +14,15 @@
 //   cubin  changed  base 37544 B 9f3c...  head 37800 B 41aa...
 #include "ksnap/diff/engine.h"
 
-#include "diff/binary_figures.h"
-
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 #include <unordered_set>
 
+#include "diff/binary_figures.h"
 #include "ksnap/diff/pairing.h"
 #include "ksnap/diff/statistics.h"
 #include "ksnap/diff/structural.h"
@@ -153,12 +156,47 @@ void one_sided_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
 /// be read, normalized or diffed gets `fallback` (the reason, with the
 /// file:line of malformed input) and a status decided by what could be
 /// compared (bytes, then normalized hashes).
+/// A stage whose BASE hash its source kept (StageFile::normalized_hash: a
+/// recorded commit) is decided by HEAD alone when it is unchanged: HEAD is
+/// read and normalized (or its kept hash compared, when both sides are
+/// recorded), BASE's text is neither copied nor normalized. Returns
+/// false when the stage needs the general path (HEAD differs or fails, other
+/// rules, no kept hash), leaving HEAD's text in `head` when it was read.
+bool decided_by_kept_hash(const Task& t, const DiffOptions& opts, ir::Dialect d,
+                          std::optional<Expected<TextBuffer>>* head, StageDiff* sd) {
+  if (!t.base->normalized_hash || !t.base->text || !(opts.normalize == norm::NormalizeOptions{}))
+    return false;
+  if (t.head->normalized_hash && *t.head->normalized_hash == *t.base->normalized_hash) {
+    sd->base_hash = sd->head_hash = *t.base->normalized_hash;  // two recorded commits
+    sd->status = ChangeStatus::kUnchanged;
+    return true;
+  }
+  head->emplace(build::read_stage(*t.head));
+  const Expected<TextBuffer>& hb = **head;
+  if (!hb) return false;
+  const std::string& base_text = *t.base->text;
+  if (base_text.size() == hb->size() && std::string_view(base_text) == hb->view()) {
+    sd->status = ChangeStatus::kUnchanged;  // BASE's NUL check is HEAD's: the bytes are equal
+    return true;
+  }
+  auto hh = norm::normalized_hash(*hb, d);
+  if (!hh || *hh != *t.base->normalized_hash) return false;
+  sd->base_hash = *t.base->normalized_hash;
+  sd->head_hash = *hh;
+  sd->status = ChangeStatus::kUnchanged;
+  return true;
+}
+
 void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
   if (t.base) sd->base_path = t.base->path;
   if (t.head) sd->head_path = t.head->path;
   if (!t.base || !t.head) return one_sided_task(t, opts, sd);
+  ir::Dialect d;
+  const bool lexed = ir::dialect_for_stage(t.base->stage, &d);
+  std::optional<Expected<TextBuffer>> head_read;
+  if (lexed && decided_by_kept_hash(t, opts, d, &head_read, sd)) return;
   auto bb = build::read_stage(*t.base);
-  auto hb = build::read_stage(*t.head);
+  auto hb = head_read ? std::move(*head_read) : build::read_stage(*t.head);
   if (!bb || !hb) {
     // Nothing to compare: reported as changed, never silently unchanged.
     return input_failed(t, bb.status(), hb.status(), "not compared", sd);
@@ -169,14 +207,20 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
     sd->status = ChangeStatus::kUnchanged;
     return;
   }
-  ir::Dialect d;
-  if (!ir::dialect_for_stage(t.base->stage, &d)) {
+  if (!lexed) {
     sd->status = ChangeStatus::kChanged;
     sd->fallback = "no normalizer for stage '" + t.base->stage + "'; compared by bytes";
     return;
   }
-  auto hbase = norm::normalized_hash(*bb, d, opts.normalize);
-  auto hhead = norm::normalized_hash(*hb, d, opts.normalize);
+  // A hash the source kept (the history store) stands in for normalizing
+  // that side again, when it was made with the same (default) rules.
+  const bool default_rules = opts.normalize == norm::NormalizeOptions{};
+  auto hash_of = [&](const build::StageFile& f, const TextBuffer& text) -> Expected<uint64_t> {
+    if (default_rules && f.normalized_hash) return *f.normalized_hash;
+    return norm::normalized_hash(text, d, opts.normalize);
+  };
+  auto hbase = hash_of(*t.base, *bb);
+  auto hhead = hash_of(*t.head, *hb);
   if (!hbase || !hhead) {
     return input_failed(t, hbase.status(), hhead.status(), "not normalized, compared by bytes", sd);
   }

@@ -15,8 +15,10 @@ namespace ksnap::store {
 namespace {
 
 /// Checks one blob row; appends to `problems` / `renormalized`.
+/// `kept`: the kept normalized hashes of this norm::kHashVersion, by blob id.
 void check_blob(const std::string& id, const std::string& raw_hash, int64_t raw_size,
-                const std::string& frame, VerifyReport* r) {
+                const std::string& frame, const std::map<std::string, std::string>& kept,
+                VerifyReport* r) {
   auto text = decode_blob(id, raw_hash, raw_size, frame);
   if (!text) {
     r->problems.push_back(text.status().message());
@@ -40,6 +42,12 @@ void check_blob(const std::string& id, const std::string& raw_hash, int64_t raw_
   }
   auto h = norm::normalized_hash(TextBuffer(id, std::move(*text)), d);
   if (!h || hex64(*h) != id.substr(colon + 1)) r->renormalized.push_back(id);
+  // A kept hash stands in for normalizing the text (diff against a recorded
+  // commit): a wrong one would hide a change, so it must be the text's own.
+  auto k = kept.find(id);
+  if (k != kept.end() && (!h || k->second != hex64(*h)))
+    r->problems.push_back("blob " + id + ": its kept normalized hash " + k->second +
+                          " is not its text's (" + (h ? hex64(*h) : h.status().message()) + ")");
 }
 
 }  // namespace
@@ -56,6 +64,18 @@ Expected<VerifyReport> verify(Store& store) {
       if (q.text(0) != "ok") r.problems.push_back("sqlite: " + q.text(0));
     }
   }
+  std::map<std::string, std::string> kept;  // blob id -> kept hash of this kHashVersion
+  KSNAP_ASSIGN_OR_RETURN(bool has_kept, has_norm_hashes(db));
+  if (has_kept) {
+    KSNAP_ASSIGN_OR_RETURN(Stmt q,
+                           db.prepare("SELECT blob, hash FROM norm_hashes WHERE version=?"));
+    q.bind(1, static_cast<int64_t>(norm::kHashVersion));
+    for (;;) {
+      KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
+      if (!row) break;
+      kept[q.text(0)] = q.text(1);
+    }
+  }
   std::set<std::string> blob_ids;
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("SELECT id, raw_hash, raw_size, data FROM blobs"));
@@ -65,7 +85,7 @@ Expected<VerifyReport> verify(Store& store) {
       ++r.blobs;
       r.raw_bytes += q.integer(2);
       blob_ids.insert(q.text(0));
-      check_blob(q.text(0), q.text(1), q.integer(2), q.blob(3), &r);
+      check_blob(q.text(0), q.text(1), q.integer(2), q.blob(3), kept, &r);
     }
   }
   std::map<std::string, std::map<std::string, std::string>> vblobs;  // record -> stage -> blob
@@ -178,6 +198,8 @@ Expected<GcReport> gc(Store& store, bool vacuum) {
     KSNAP_ASSIGN_OR_RETURN(g.blobs, db.query_int("SELECT changes()"));
     KSNAP_RETURN_IF_ERROR(
         db.exec("DELETE FROM raw_index WHERE blob NOT IN (SELECT id FROM blobs)"));
+    KSNAP_RETURN_IF_ERROR(
+        db.exec("DELETE FROM norm_hashes WHERE blob NOT IN (SELECT id FROM blobs)"));
     KSNAP_RETURN_IF_ERROR(t.commit());
   }
   if (vacuum) KSNAP_RETURN_IF_ERROR(db.exec("VACUUM"));

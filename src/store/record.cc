@@ -8,10 +8,13 @@
 //   the tree change (two small rows); then one transaction inserts blob,
 //   record, tree, commit and parent rows. A noise-only change (other SSA
 //   names, paths) normalizes to an existing id: a raw_index row, no blob.
+#include <cstdlib>
 #include <ctime>
 #include <map>
 #include <set>
 
+#include "ksnap/ir/lexer.h"
+#include "ksnap/normalize/normalize.h"
 #include "ksnap/store/store.h"
 #include "ksnap/support/hash.h"
 #include "store/codec.h"
@@ -68,10 +71,48 @@ Expected<std::optional<std::string>> lookup_raw(Db& db, const std::string& raw_h
 struct Plan {
   RecordStats st;
   std::map<std::string, NewBlob> new_blobs;          // blob id -> blob
+  std::map<std::string, uint64_t> new_norm_hashes;   // blob id -> hash (kHashVersion)
+  std::set<std::string> norm_checked;                // blob ids whose kept hash is settled
   std::map<std::string, std::string> new_raw_index;  // raw hash -> blob id
   std::map<std::string, NewVariant> new_variants;    // record id -> record
   std::vector<std::string> variant_ids;
 };
+
+/// Settles the kept normalized hash of blob `id` (norm_hashes), which stage
+/// `stage` with text `text` (XXH3-128 `raw_hash`) maps to: a blob this plan
+/// creates was named by its hash under norm::kHashVersion; a stored blob
+/// without a row of this version has its own text normalized once (this
+/// text when it is the blob's, else the blob's text from the store).
+Status plan_kept_hash(Db& db, const std::string& id, const std::string& stage,
+                      const TextBuffer& text, const std::string& raw_hash, Plan* p) {
+  if (!p->norm_checked.insert(id).second) return Status::ok();
+  ir::Dialect d;
+  if (!ir::dialect_for_stage(stage, &d) || blob_dialect(id) != ir::dialect_name(d))
+    return Status::ok();  // a raw blob, or one named under another stage's dialect
+  auto fresh = p->new_blobs.find(id);
+  if (fresh != p->new_blobs.end()) {
+    const std::string hex = id.substr(id.rfind(':') + 1);
+    p->new_norm_hashes[id] = std::strtoull(hex.c_str(), nullptr, 16);
+    return Status::ok();
+  }
+  KSNAP_ASSIGN_OR_RETURN(std::optional<uint64_t> kept, kept_hash(db, id));
+  if (kept) return Status::ok();
+  KSNAP_ASSIGN_OR_RETURN(Stmt q,
+                         db.prepare("SELECT raw_hash, raw_size, data FROM blobs WHERE id=?"));
+  q.bind(1, id);
+  KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
+  if (!row) return Status::ok();  // gc took it meanwhile: the plan is redone under the lock
+  Expected<uint64_t> h = make_error(ErrorCode::kInternal, "");
+  if (q.text(0) == raw_hash) {
+    h = norm::normalized_hash(text, d);
+  } else {
+    auto blob = decode_blob(id, q.text(0), q.integer(1), q.blob(2));
+    if (!blob) return blob.status().with_file(db.path());
+    h = norm::normalized_hash(TextBuffer(id, std::move(*blob)), d);
+  }
+  if (h) p->new_norm_hashes[id] = *h;  // else: no kept hash, the diff normalizes it
+  return Status::ok();
+}
 
 /// Reads, hashes, normalizes and compresses what the store lacks.
 Expected<Plan> make_plan(Db& db, const build::Build& b, const RecordOptions& o) {
@@ -108,6 +149,7 @@ Expected<Plan> make_plan(Db& db, const build::Build& b, const RecordOptions& o) 
           p.new_blobs.emplace(id, std::move(nb));
         }
       }
+      KSNAP_RETURN_IF_ERROR(plan_kept_hash(db, id, f.stage, text, raw_hash, &p));
       stages.push_back(StoredStage{f.stage, id, capture_path(b, v, f)});
     }
     std::string json_text = encode_variant(v, stages);
@@ -204,6 +246,11 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
                                       "VALUES(?, ?, ?, ?)"));
     for (const auto& [id, nb] : plan.new_blobs)
       KSNAP_RETURN_IF_ERROR(q.run_with(id, nb.raw_hash, nb.raw_size, Blob{nb.data}));
+  }
+  {
+    KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT OR IGNORE INTO norm_hashes VALUES(?, ?, ?)"));
+    for (const auto& [id, h] : plan.new_norm_hashes)
+      KSNAP_RETURN_IF_ERROR(q.run_with(id, static_cast<int64_t>(norm::kHashVersion), hex64(h)));
   }
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT OR IGNORE INTO raw_index VALUES(?, ?)"));

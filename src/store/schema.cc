@@ -64,15 +64,29 @@ CREATE TABLE IF NOT EXISTS unstable(
   recorded_at INTEGER NOT NULL);
 )sql";
 
-/// Upgrades a version-1 store in place (one write transaction): adds the
-/// unstable table. Another process may have upgraded it meanwhile.
-Status migrate_1_to_2(Db& db) {
+/// Added in schema version 3: the normalized hash of each blob's text, by the
+/// normalizer version that computed it (docs/history-store.md, "Kept
+/// normalized hashes"), so that a diff against a recorded commit need not
+/// normalize that side again.
+constexpr const char* kNormHashesTable = R"sql(
+CREATE TABLE IF NOT EXISTS norm_hashes(
+  blob TEXT NOT NULL,           -- a blob id (n:<dialect>:...)
+  version INTEGER NOT NULL,     -- norm::kHashVersion of the normalizer that hashed its text
+  hash TEXT NOT NULL,           -- the normalized hash of its text (default options), 16 hex digits
+  PRIMARY KEY(blob, version)) WITHOUT ROWID;
+)sql";
+
+/// Upgrades a store of version `from` to `from + 1` in place (one write
+/// transaction): 1 -> 2 adds the unstable table, 2 -> 3 the index of
+/// normalized hashes. Another process may have upgraded it meanwhile.
+Status migrate_one(Db& db, int from) {
   KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, true));
   KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("SELECT value FROM meta WHERE key='schema_version'"));
   KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
-  if (!row || q.text(0) != "1") return Status::ok();  // rolled back; checked again below
-  KSNAP_RETURN_IF_ERROR(db.exec(kUnstableTable));
-  KSNAP_RETURN_IF_ERROR(db.exec("UPDATE meta SET value='2' WHERE key='schema_version'"));
+  if (!row || q.text(0) != std::to_string(from)) return Status::ok();  // checked again below
+  KSNAP_RETURN_IF_ERROR(db.exec(from == 1 ? kUnstableTable : kNormHashesTable));
+  KSNAP_RETURN_IF_ERROR(db.exec("UPDATE meta SET value='" + std::to_string(from + 1) +
+                                "' WHERE key='schema_version'"));
   return t.commit();
 }
 
@@ -113,6 +127,7 @@ Status create_schema(Db& db, bool create) {
                       {db.path(), 0, 0});
   KSNAP_RETURN_IF_ERROR(db.exec(kSchema));
   KSNAP_RETURN_IF_ERROR(db.exec(kUnstableTable));
+  KSNAP_RETURN_IF_ERROR(db.exec(kNormHashesTable));
   KSNAP_RETURN_IF_ERROR(db.exec("INSERT INTO meta VALUES('schema_version', '" +
                                 std::to_string(kSchemaVersion) + "')"));
   return t->commit();
@@ -126,19 +141,22 @@ Status ensure_schema(Db& db, bool create) {
   if (!has_meta) return has_meta.status();
   if (*has_meta == 0) KSNAP_RETURN_IF_ERROR(create_schema(db, create));
   KSNAP_ASSIGN_OR_RETURN(std::string v, schema_version(db));
-  if (v == "1" && !db.read_only()) {
-    Status up = migrate_1_to_2(db);
+  static const char* const kAdds[] = {"", "the table of unstable variant-stages",
+                                      "the index of normalized hashes"};
+  while ((v == "1" || v == "2") && !db.read_only()) {
+    int from = v[0] - '0';
+    Status up = migrate_one(db, from);
     if (!up.is_ok())
       return make_error(up.code(),
-                        "history store schema version 1 must be upgraded to 2 (the table of "
-                        "unstable variant-stages), which failed: " +
-                            up.message(),
+                        "history store schema version " + v + " must be upgraded to " +
+                            std::to_string(from + 1) + " (" + kAdds[from] +
+                            "), which failed: " + up.message(),
                         {db.path(), 0, 0});
     KSNAP_ASSIGN_OR_RETURN(v, schema_version(db));
   }
-  // A reader takes version 1 as it is: it lacks only the unstable table,
-  // which reads as empty (read_unstable_facts).
-  if (v == "1" && db.read_only()) return Status::ok();
+  // A reader takes versions 1 and 2 as they are: they lack only tables that
+  // read as empty (read_unstable_facts, kept normalized hashes).
+  if ((v == "1" || v == "2") && db.read_only()) return Status::ok();
   if (v != std::to_string(kSchemaVersion))
     return make_error(ErrorCode::kUnsupported,
                       "history store schema version " + v +

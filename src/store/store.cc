@@ -286,6 +286,8 @@ Expected<build::Build> Store::load(const std::string& sha, const LoadOptions& o)
     return list.empty() || std::find(list.begin(), list.end(), x) != list.end();
   };
   std::map<std::string, std::shared_ptr<const std::string>> texts;  // blob id -> text
+  std::map<std::string, std::optional<uint64_t>> hashes;            // blob id -> kept hash
+  KSNAP_ASSIGN_OR_RETURN(bool kept_hashes, has_norm_hashes(db));
   const std::string prefix = sha.substr(0, 12) + ":";
   DecodeBudget budget(o.max_text_bytes);
   for (StoredVariant& sv : vars) {
@@ -302,8 +304,17 @@ Expected<build::Build> Store::load(const std::string& sha, const LoadOptions& o)
                                 sv.record_id + ") stage " + s.stage + ": " + raw.status().message(),
                             raw.status().location());
         text = std::make_shared<const std::string>(std::move(*raw));
+        // The hash is kept for the blob's dialect; used only for that stage's.
+        ir::Dialect d;
+        if (kept_hashes && ir::dialect_for_stage(s.stage, &d) &&
+            blob_dialect(s.blob) == ir::dialect_name(d)) {
+          KSNAP_ASSIGN_OR_RETURN(hashes[s.blob], kept_hash(db, s.blob));
+        }
       }
-      v.stages.push_back(build::StageFile{s.stage, prefix + s.path, text});
+      build::StageFile f{s.stage, prefix + s.path, text, {}};
+      auto h = hashes.find(s.blob);
+      if (h != hashes.end()) f.normalized_hash = h->second;
+      v.stages.push_back(std::move(f));
     }
     b.variants.push_back(std::move(v));
   }

@@ -1,7 +1,10 @@
 // Internal: what a Store holds, shared by the files of src/store/.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ksnap/store/store.h"
@@ -33,5 +36,17 @@ Expected<size_t> insert_unstable(Db& db, const std::vector<UnstableRow>& rows,
 Expected<std::vector<UnstableFact>> read_unstable_facts(Db& db);
 /// Marks the variants of `b` that any row names (build::UnstableMatch::kIdentity).
 Status mark_known_unstable(Db& db, build::Build* b);
+
+// Kept normalized hashes (src/store/norm_hashes.cc, table norm_hashes).
+
+/// True when the store has the norm_hashes table (schema version 3; a
+/// version-1 or -2 store opened read-only has none and keeps no hashes).
+Expected<bool> has_norm_hashes(Db& db);
+/// The normalized hash of blob `blob_id`'s text under norm::kHashVersion, if
+/// kept. Errors: a kept hash that is not 16 hex digits (kCorrupt).
+Expected<std::optional<uint64_t>> kept_hash(Db& db, const std::string& blob_id);
+/// The dialect a normalized blob id names ("n:mlir:..." -> "mlir"), "" for
+/// raw ids.
+std::string_view blob_dialect(std::string_view blob_id);
 
 }  // namespace ksnap::store

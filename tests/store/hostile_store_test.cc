@@ -256,14 +256,22 @@ TEST(ReadOnlyStoreTest, ReadersNeverWriteAndNewerSchemasAreRefusedUnchanged) {
        [&](const std::string& p) {
          fs::copy_file(normal, p);
          run_sql(p, "PRAGMA journal_mode=DELETE");
-         run_sql(p, "UPDATE meta SET value='3' WHERE key='schema_version'");
+         run_sql(p, "UPDATE meta SET value='4' WHERE key='schema_version'");
        },
-       ErrorCode::kUnsupported, ErrorCode::kUnsupported, "schema version 3"},
+       ErrorCode::kUnsupported, ErrorCode::kUnsupported, "schema version 4"},
       {"empty file", [](const std::string& p) { std::ofstream(p).flush(); }, ErrorCode::kNotFound,
        ErrorCode::kNotFound, "not a ksnap history store"},
+      {"version 2",
+       [&](const std::string& p) {
+         fs::copy_file(normal, p);
+         run_sql(p, "DROP TABLE norm_hashes");
+         run_sql(p, "UPDATE meta SET value='2' WHERE key='schema_version'");
+       },
+       ErrorCode::kOk, ErrorCode::kOk, ""},
       {"version 1",
        [&](const std::string& p) {
          fs::copy_file(normal, p);
+         run_sql(p, "DROP TABLE norm_hashes");
          run_sql(p, "DROP TABLE unstable");
          run_sql(p, "UPDATE meta SET value='1' WHERE key='schema_version'");
        },

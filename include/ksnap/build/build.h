@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,8 +34,8 @@ namespace ksnap::build {
 /// The IR stages ksnap knows, in pipeline order. `source` is Triton's
 /// pre-optimization TTIR (diffed only when asked for); `sass` is the SASS
 /// text a capture writes beside each cubin when nvdisasm/cuobjdump is at hand.
-inline constexpr const char* kKnownStages[] = {"source", "ttir", "ttgir", "llir",
-                                               "ptx",    "amdgcn", "spv", "sass"};
+inline constexpr const char* kKnownStages[] = {"source", "ttir",   "ttgir", "llir",
+                                               "ptx",    "amdgcn", "spv",   "sass"};
 /// Binary artifacts kept and compared by hash and size, never parsed as text:
 /// CUDA cubin, AMD hsaco, Intel zebin and binary SPIR-V. An `spv` stage file
 /// whose content is binary (Intel's XPU backend writes binary SPIR-V) is one
@@ -51,9 +52,14 @@ bool looks_binary(const std::string& path);
 
 /// One stage's IR of one variant: a file on disk or text held in memory.
 struct StageFile {
-  std::string stage;  ///< "ttir", "ttgir", "llir", "ptx", ...
-  std::string path;   ///< File path (for messages even when `text` is set).
+  std::string stage;                        ///< "ttir", "ttgir", "llir", "ptx", ...
+  std::string path;                         ///< File path (for messages even when `text` is set).
   std::shared_ptr<const std::string> text;  ///< In-memory contents, or null.
+  /// The normalized hash of the text with default options under the
+  /// current norm::kHashVersion, when its source already knows it (the
+  /// history store keeps it for every text it records); the diff then
+  /// compares by it instead of normalizing the text again. Empty = unknown.
+  std::optional<uint64_t> normalized_hash;
 };
 
 /// Reads a stage's text (from memory or disk), rejecting binary junk.
@@ -72,7 +78,7 @@ struct Variant : capture::VariantKey {
   /// Every compile option the compiler recorded (from `<kernel>.json`):
   /// num_warps, num_stages, enable_fp_fusion, arch, ... (JSON value text).
   std::map<std::string, std::string> compile_options;
-  std::string cache_dir;  ///< Folder name under cache/ (never used for pairing).
+  std::string cache_dir;            ///< Folder name under cache/ (never used for pairing).
   std::vector<StageFile> stages;    ///< Text stages present, pipeline order.
   std::vector<StageFile> binaries;  ///< cubin / hsaco / zebin / binary spv, by stage name.
   /// Resource figures: n_regs, n_spills, shared (bytes), ...
@@ -124,10 +130,10 @@ using capture::common_source_suffix;
 using capture::json_object_text;
 using capture::kernel_labels;
 using capture::KernelSource;
+using capture::parse_recompile_report;
+using capture::read_recompile_report;
 using capture::source_components;
 using capture::source_tail;
-using capture::read_recompile_report;
-using capture::parse_recompile_report;
 
 /// Highest capture format_version this ksnap reads.
 using capture::kCaptureFormatVersion;

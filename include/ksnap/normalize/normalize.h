@@ -29,6 +29,15 @@
 
 namespace ksnap::norm {
 
+/// The version of the normalized hash: which texts hash equal, and to what.
+/// Hashes are kept across runs (the history store's index of normalized
+/// hashes, docs/history-store.md), and a kept hash is used only when it was
+/// computed by the same version with default options. Raise it with every
+/// change that changes any normalized hash; tests/normalize/hash_version_test.cc
+/// holds the hashes of real IR files under this version and fails until it is
+/// raised (and the hashes updated) when they change.
+inline constexpr int kHashVersion = 1;
+
 struct NormalizeOptions {
   bool rename_values = true;    ///< SSA values, block args, LLVM locals, PTX virtual registers.
   bool rename_blocks = true;    ///< MLIR ^bb, LLVM labels, PTX $L__ labels.
@@ -40,12 +49,14 @@ struct NormalizeOptions {
   /// `@0`; PTX data without `.visible` / `.extern`: `assertFile_1`, `_$_str`,
   /// `__unnamed_1`): identified by their definitions.
   bool rename_globals = true;
-  bool drop_ident = true;       ///< llvm.ident, producer / version strings, PTX header comments.
-  bool drop_comments = true;    ///< // and ; comments.
-  bool drop_reg_decls = true;   ///< PTX `.reg .b32 %r<503>;` (kept as a resource figure).
+  bool drop_ident = true;      ///< llvm.ident, producer / version strings, PTX header comments.
+  bool drop_comments = true;   ///< // and ; comments.
+  bool drop_reg_decls = true;  ///< PTX `.reg .b32 %r<503>;` (kept as a resource figure).
   /// A line longer than this is an error (kParseError naming the line): real
   /// compiler output stays far below (the Triton corpus tops out near 4.2 KB).
   uint32_t max_line_bytes = 256 * 1024;
+
+  bool operator==(const NormalizeOptions&) const = default;
 };
 
 /// Classes of renamed symbols. Two symbols correspond only within a class.
@@ -60,30 +71,30 @@ enum class SymbolClass : uint8_t {
 
 /// One occurrence of a renamable symbol inside Line::display.
 struct SymbolRef {
-  uint32_t id = 0;       ///< Index into Module::symbols.
-  uint32_t offset = 0;   ///< Byte offset within Line::display.
-  uint32_t length = 0;   ///< Byte length within Line::display (the spelled name).
-  bool is_def = false;   ///< This occurrence defines the symbol (result, block arg, label).
+  uint32_t id = 0;            ///< Index into Module::symbols.
+  uint32_t offset = 0;        ///< Byte offset within Line::display.
+  uint32_t length = 0;        ///< Byte length within Line::display (the spelled name).
+  bool is_def = false;        ///< This occurrence defines the symbol (result, block arg, label).
   uint32_t shape_offset = 0;  ///< Byte offset of its mask within Line::shape.
   uint32_t shape_length = 0;  ///< Byte length of the mask ("%_", "%rd", "#blocked", ...).
 };
 
 /// One significant line of IR (lines that normalize to nothing are skipped).
 struct Line {
-  uint32_t line_no = 0;          ///< 1-based line in the file.
-  std::string display;           ///< Original text, dropped parts removed, trimmed.
-  std::string shape;             ///< Canonical text with every symbol masked by its class:
-                                 ///< "%_" values, "%r"/"%rd"/"%p"... PTX registers ("%b32"...
-                                 ///< by declared type when named without `%`), "^" blocks
-                                 ///< and LLVM labels, "$L" PTX labels, ".L" asm labels,
-                                 ///< "#alias"/"!alias" MLIR aliases, "!md" LLVM metadata,
-                                 ///< "#attrs" attribute groups. Tokens are separated by
-                                 ///< single spaces.
-  std::vector<SymbolRef> symbols;///< Occurrences in display order (1:1 with the masks in shape).
-  std::string op;                ///< Op / instruction mnemonic ("tt.load", "getelementptr",
-                                 ///< "ld.global.v2.b32", "scf.for"); empty for none.
-  int32_t py_line = -1;          ///< Python source line this op came from, -1 unknown.
-  uint16_t depth = 0;            ///< Region / brace nesting depth at line start.
+  uint32_t line_no = 0;            ///< 1-based line in the file.
+  std::string display;             ///< Original text, dropped parts removed, trimmed.
+  std::string shape;               ///< Canonical text with every symbol masked by its class:
+                                   ///< "%_" values, "%r"/"%rd"/"%p"... PTX registers ("%b32"...
+                                   ///< by declared type when named without `%`), "^" blocks
+                                   ///< and LLVM labels, "$L" PTX labels, ".L" asm labels,
+                                   ///< "#alias"/"!alias" MLIR aliases, "!md" LLVM metadata,
+                                   ///< "#attrs" attribute groups. Tokens are separated by
+                                   ///< single spaces.
+  std::vector<SymbolRef> symbols;  ///< Occurrences in display order (1:1 with the masks in shape).
+  std::string op;                  ///< Op / instruction mnemonic ("tt.load", "getelementptr",
+                                   ///< "ld.global.v2.b32", "scf.for"); empty for none.
+  int32_t py_line = -1;            ///< Python source line this op came from, -1 unknown.
+  uint16_t depth = 0;              ///< Region / brace nesting depth at line start.
   /// Callee of a call-like op: "llvm.nvvm.read.ptx.sreg.tid.x" for
   /// `call i32 @llvm.nvvm.read.ptx.sreg.tid.x()`, "asm" for inline asm, the
   /// symbol of an MLIR `tt.call @f`; empty otherwise. See call_counts().
@@ -97,13 +108,13 @@ struct Line {
 
 /// A function (or the module-level lines, as a unit named "" kept first).
 struct Unit {
-  std::string name;   ///< Function symbol without '@' ("add_kernel"); "" = module level.
+  std::string name;  ///< Function symbol without '@' ("add_kernel"); "" = module level.
   std::vector<Line> lines;
   uint64_t hash = 0;  ///< Hash of the canonical text of this unit.
 };
 
 struct Symbol {
-  std::string name;   ///< As spelled, e.g. "%offsets_1", "#blocked1", "%r12", "$L__BB0_2".
+  std::string name;  ///< As spelled, e.g. "%offsets_1", "#blocked1", "%r12", "$L__BB0_2".
   SymbolClass cls = SymbolClass::kValue;
   int32_t unit = -1;  ///< Unit index owning it; -1 = module scope (aliases, metadata).
   /// Canonical id: position-of-first-occurrence within its unit for values and
@@ -119,13 +130,13 @@ struct Symbol {
 
 struct Module {
   ir::Dialect dialect = ir::Dialect::kMlir;
-  std::string file;                 ///< Path it came from (for messages).
-  std::vector<Unit> units;          ///< Module-level unit first, then functions in file order.
+  std::string file;         ///< Path it came from (for messages).
+  std::vector<Unit> units;  ///< Module-level unit first, then functions in file order.
   std::vector<Symbol> symbols;
   /// Figures moved out of the text: PTX ".reg .b32" -> 503, ".reg .pred" -> 41,
   /// ".shared" bytes, ... Keyed by a stable name.
   std::map<std::string, int64_t> resources;
-  uint64_t hash = 0;                ///< XXH3-64 of canonical_text(*this).
+  uint64_t hash = 0;  ///< XXH3-64 of canonical_text(*this).
   uint64_t input_bytes = 0;
   /// Where the normalizer gave less than its rules promise, for the reader
   /// ("" = nowhere): e.g. "12 global symbols named by spelling, not by

@@ -36,8 +36,10 @@ inline constexpr const char* kDefaultStorePath = ".ksnap/history.db";
 /// $KSNAP_STORE when set, else kDefaultStorePath: the CLI's --store default.
 std::string default_store_path();
 /// Store layout version written to and checked in the `meta` table. Version
-/// 2 added the `unstable` table; a version-1 store is upgraded when opened.
-inline constexpr int kSchemaVersion = 2;
+/// 2 added the `unstable` table, version 3 `norm_hashes` (kept normalized
+/// hashes); an older store is upgraded when opened for writing and read as
+/// it is when opened read-only.
+inline constexpr int kSchemaVersion = 3;
 /// zstd level for new blobs unless RecordOptions says otherwise.
 inline constexpr int kDefaultLevel = 12;
 
