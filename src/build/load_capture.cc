@@ -45,7 +45,7 @@ Status read_entry_files(const capture::Manifest& m, size_t index, PathGuard& gua
     for (const capture::StagePath& s : e.stages) {
       auto p = guard.resolve(s.path, PathGuard::kFile);
       if (!p) return path_error(m, index, "stages", p.status(), s.stage);
-      StageFile f{s.stage, std::move(*p), nullptr, {}};
+      StageFile f{s.stage, std::move(*p), nullptr, {}, {}};
       if (stage_rank(f.stage) >= 0) {
         v->stages.push_back(std::move(f));
       } else {

@@ -22,7 +22,7 @@ Status collect_stage_files(PathGuard& guard, const std::string& vdir, const std:
                            Variant* v) {
   auto add = [&](const char* stage, std::vector<StageFile>* to) -> Status {
     KSNAP_ASSIGN_OR_RETURN(std::string p, existing_file(guard, vdir + "/" + kernel + "." + stage));
-    if (!p.empty()) to->push_back(StageFile{stage, std::move(p), nullptr, {}});
+    if (!p.empty()) to->push_back(StageFile{stage, std::move(p), nullptr, {}, {}});
     return Status::ok();
   };
   for (const char* s : kKnownStages) KSNAP_RETURN_IF_ERROR(add(s, &v->stages));

@@ -4,7 +4,9 @@
 //   equal normalized hashes       -> unchanged (no diff built); a side whose
 //                                    source kept its hash (StageFile::
 //                                    normalized_hash: a recorded commit) is
-//                                    not normalized for this test;
+//                                    not normalized for this test, and HEAD
+//                                    bytes equal to what a recorded file had
+//                                    (StageFile::raw_hash) are unchanged;
 //   otherwise                     -> normalize both, structural diff.
 // A stage that cannot be read, normalized or diffed never fails the run: it
 // gets StageDiff::fallback (the reason, with file:line for malformed IR) and
@@ -156,32 +158,37 @@ void one_sided_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
 /// be read, normalized or diffed gets `fallback` (the reason, with the
 /// file:line of malformed input) and a status decided by what could be
 /// compared (bytes, then normalized hashes).
-/// A stage whose BASE hash its source kept (StageFile::normalized_hash: a
-/// recorded commit) is decided by HEAD alone when it is unchanged: HEAD is
-/// read and normalized (or its kept hash compared, when both sides are
-/// recorded), BASE's text is neither copied nor normalized. Returns
-/// false when the stage needs the general path (HEAD differs or fails, other
-/// rules, no kept hash), leaving HEAD's text in `head` when it was read.
-bool decided_by_kept_hash(const Task& t, const DiffOptions& opts, ir::Dialect d,
-                          std::optional<Expected<TextBuffer>>* head, StageDiff* sd) {
-  if (!t.base->normalized_hash || !t.base->text || !(opts.normalize == norm::NormalizeOptions{}))
-    return false;
-  if (t.head->normalized_hash && *t.head->normalized_hash == *t.base->normalized_hash) {
-    sd->base_hash = sd->head_hash = *t.base->normalized_hash;  // two recorded commits
+/// A stage whose BASE side is a recorded commit's (its text in memory, with
+/// the recorded file's raw hash and/or a kept normalized hash) is decided by
+/// HEAD alone when it is unchanged, BASE's text neither copied nor
+/// normalized: HEAD's bytes equal the blob's text or the recorded file's
+/// bytes (unchanged under any rules), or HEAD normalizes to the kept hash
+/// (default rules only); two recorded sides compare kept hashes. Returns
+/// false when the stage needs the general path, leaving HEAD's text in
+/// `head` when it was read.
+bool decided_without_base_text(const Task& t, const DiffOptions& opts, ir::Dialect d,
+                               std::optional<Expected<TextBuffer>>* head, StageDiff* sd) {
+  const build::StageFile& base = *t.base;
+  const bool kept = base.normalized_hash && opts.normalize == norm::NormalizeOptions{};
+  if (!base.text || (!kept && base.raw_hash.empty())) return false;
+  if (kept && t.head->normalized_hash && *t.head->normalized_hash == *base.normalized_hash) {
+    sd->base_hash = sd->head_hash = *base.normalized_hash;  // two recorded commits
     sd->status = ChangeStatus::kUnchanged;
     return true;
   }
   head->emplace(build::read_stage(*t.head));
   const Expected<TextBuffer>& hb = **head;
   if (!hb) return false;
-  const std::string& base_text = *t.base->text;
-  if (base_text.size() == hb->size() && std::string_view(base_text) == hb->view()) {
-    sd->status = ChangeStatus::kUnchanged;  // BASE's NUL check is HEAD's: the bytes are equal
+  const std::string& base_text = *base.text;
+  if ((base_text.size() == hb->size() && std::string_view(base_text) == hb->view()) ||
+      (!base.raw_hash.empty() && hash128_hex(hb->view()) == base.raw_hash)) {
+    sd->status = ChangeStatus::kUnchanged;  // the bytes BASE had (NUL-checked as HEAD's)
     return true;
   }
+  if (!kept) return false;
   auto hh = norm::normalized_hash(*hb, d);
-  if (!hh || *hh != *t.base->normalized_hash) return false;
-  sd->base_hash = *t.base->normalized_hash;
+  if (!hh || *hh != *base.normalized_hash) return false;
+  sd->base_hash = *base.normalized_hash;
   sd->head_hash = *hh;
   sd->status = ChangeStatus::kUnchanged;
   return true;
@@ -194,7 +201,7 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
   ir::Dialect d;
   const bool lexed = ir::dialect_for_stage(t.base->stage, &d);
   std::optional<Expected<TextBuffer>> head_read;
-  if (lexed && decided_by_kept_hash(t, opts, d, &head_read, sd)) return;
+  if (lexed && decided_without_base_text(t, opts, d, &head_read, sd)) return;
   auto bb = build::read_stage(*t.base);
   auto hb = head_read ? std::move(*head_read) : build::read_stage(*t.head);
   if (!bb || !hb) {

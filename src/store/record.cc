@@ -150,7 +150,7 @@ Expected<Plan> make_plan(Db& db, const build::Build& b, const RecordOptions& o) 
         }
       }
       KSNAP_RETURN_IF_ERROR(plan_kept_hash(db, id, f.stage, text, raw_hash, &p));
-      stages.push_back(StoredStage{f.stage, id, capture_path(b, v, f)});
+      stages.push_back(StoredStage{f.stage, id, capture_path(b, v, f), raw_hash});
     }
     std::string json_text = encode_variant(v, stages);
     std::string rid = content_id(json_text);

@@ -311,7 +311,7 @@ Expected<build::Build> Store::load(const std::string& sha, const LoadOptions& o)
           KSNAP_ASSIGN_OR_RETURN(hashes[s.blob], kept_hash(db, s.blob));
         }
       }
-      build::StageFile f{s.stage, prefix + s.path, text, {}};
+      build::StageFile f{s.stage, prefix + s.path, text, {}, s.raw_hash};
       auto h = hashes.find(s.blob);
       if (h != hashes.end()) f.normalized_hash = h->second;
       v.stages.push_back(std::move(f));

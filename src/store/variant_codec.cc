@@ -28,8 +28,11 @@ std::string encode_variant(const build::Variant& v, const std::vector<StoredStag
   j["benchmark_script"] = v.benchmark_script;
   j["benchmark_points"] = v.benchmark_points;
   json st = json::array();
-  for (const StoredStage& s : stages)
-    st.push_back({{"stage", s.stage}, {"blob", s.blob}, {"path", s.path}});
+  for (const StoredStage& s : stages) {
+    json x = {{"stage", s.stage}, {"blob", s.blob}, {"path", s.path}};
+    if (!s.raw_hash.empty()) x["raw"] = s.raw_hash;
+    st.push_back(std::move(x));
+  }
   j["stages"] = st;
   return ksnap::json::dump(std::move(j));
 }
@@ -74,14 +77,13 @@ Status field(const Node& j, const char* name, std::vector<std::string>* out) {
 Status read_record(const Node& j, StoredVariant* sv) {
   build::Variant& v = sv->meta;
   KSNAP_RETURN_IF_ERROR(j.expect_object(Need::kRequired));
-  for (auto [name, dst] : {std::pair{"kernel", &v.kernel}, std::pair{"qualname", &v.qualname},
-                           std::pair{"key", &v.key}, std::pair{"signature", &v.signature},
-                           std::pair{"cache_dir", &v.cache_dir},
-                           std::pair{"source_file", &v.source_file},
-                           std::pair{"benchmark_script", &v.benchmark_script}})
+  for (auto [name, dst] :
+       {std::pair{"kernel", &v.kernel}, std::pair{"qualname", &v.qualname},
+        std::pair{"key", &v.key}, std::pair{"signature", &v.signature},
+        std::pair{"cache_dir", &v.cache_dir}, std::pair{"source_file", &v.source_file},
+        std::pair{"benchmark_script", &v.benchmark_script}})
     KSNAP_RETURN_IF_ERROR(field(j, name, dst));
-  for (auto [name, dst] : {std::pair{"constexprs", &v.constexprs},
-                           std::pair{"options", &v.options},
+  for (auto [name, dst] : {std::pair{"constexprs", &v.constexprs}, std::pair{"options", &v.options},
                            std::pair{"compile_options", &v.compile_options}})
     KSNAP_RETURN_IF_ERROR(field(j, name, dst));
   KSNAP_RETURN_IF_ERROR(field(j, "constexprs_known", &v.constexprs_known));
@@ -96,6 +98,7 @@ Status read_record(const Node& j, StoredVariant* sv) {
     KSNAP_RETURN_IF_ERROR(field(st[i], "stage", &x.stage));
     KSNAP_RETURN_IF_ERROR(field(st[i], "blob", &x.blob));
     KSNAP_RETURN_IF_ERROR(field(st[i], "path", &x.path));
+    KSNAP_RETURN_IF_ERROR(st[i]["raw"].read(&x.raw_hash, Need::kOptional));  // since schema 3
     sv->stages.push_back(std::move(x));
   }
   return Status::ok();

@@ -125,5 +125,33 @@ TEST_F(KeptHashDiff, TheKeptHashStandsInForNormalizingOnlyUnderDefaultRules) {
   EXPECT_EQ(status_of(*renormalized), diff::ChangeStatus::kChanged);
 }
 
+TEST(KeptRawHash, HeadBytesEqualToTheRecordedFileAreUnchangedUnderAnyRules) {
+  for (const char* b : {"base", "noise"})
+    if (corpus_build(b).empty()) GTEST_SKIP() << "no corpus";
+  testing::ScratchDir dir;
+  auto s = Store::open(dir.file("h.db"), true);
+  ASSERT_TRUE(s);
+  auto noise = build::load_build(corpus_build("noise"));
+  auto base = build::load_build(corpus_build("base"));
+  ASSERT_TRUE(noise && base);
+  // noise first: base's commit then loads with noise's texts (same normalized
+  // forms, other SSA names) and base's own raw hashes.
+  ASSERT_TRUE(s->record(*noise, commit(testing::kSha1)));
+  ASSERT_TRUE(s->record(*base, commit(testing::kSha2, {testing::kSha1})));
+  auto recorded = s->load(testing::kSha2);
+  ASSERT_TRUE(recorded);
+  diff::DiffOptions raw_names;  // SSA names count: kept normalized hashes do not apply
+  raw_names.normalize.rename_values = false;
+  auto r = diff::diff_builds(*recorded, *base, raw_names);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->changed_stage_count(), 0u) << "HEAD has the very bytes main's capture had";
+  // Without the raw hashes the same diff sees noise's names against base's.
+  for (auto& v : recorded->variants)
+    for (auto& f : v.stages) f.raw_hash.clear();
+  auto without = diff::diff_builds(*recorded, *base, raw_names);
+  ASSERT_TRUE(without);
+  EXPECT_GT(without->changed_stage_count(), 0u);
+}
+
 }  // namespace
 }  // namespace ksnap::store

@@ -45,7 +45,7 @@ build::Build commit_build(const std::vector<build::Build>& builds, int round, in
     std::string pad;
     for (int i = 0; i < 3000; ++i) pad += std::to_string(rng() % 100000) + (i % 16 ? " " : "\n");
     v.stages.push_back(build::StageFile{"crashpad", v.cache_dir + "/pad",
-                                        std::make_shared<const std::string>(std::move(pad)), {}});
+                                        std::make_shared<const std::string>(std::move(pad)), {}, {}});
   }
   return b;
 }

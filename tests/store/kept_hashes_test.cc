@@ -69,6 +69,30 @@ TEST_F(KeptHashes, ARecordKeepsTheHashOfEveryTextItNormalizes) {
     for (const build::StageFile& f : v.stages) EXPECT_FALSE(f.normalized_hash) << f.path;
 }
 
+TEST_F(KeptHashes, ARecordKeepsTheHashOfTheBytesEveryStageFileHad) {
+  // noise first: its texts become the blobs; base's stages then load with
+  // noise's text (the same normalized form) but base's own raw hash.
+  build::Build noise = load("noise");
+  ASSERT_TRUE(store_->record(noise, commit(kSha1)));
+  ASSERT_TRUE(store_->record(base_, commit(kSha2, {kSha1})));
+  auto back = store_->load(kSha2);
+  ASSERT_TRUE(back) << back.status().to_string();
+  ASSERT_EQ(back->variants.size(), base_.variants.size());
+  size_t other_text = 0;
+  for (size_t i = 0; i < base_.variants.size(); ++i) {
+    const auto& want = base_.variants[i].stages;
+    const auto& got = back->variants[i].stages;
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < want.size(); ++k) {
+      auto text = build::read_stage(want[k]);
+      ASSERT_TRUE(text);
+      EXPECT_EQ(got[k].raw_hash, hash128_hex(text->view())) << want[k].path;
+      other_text += *got[k].text != std::string(text->view());
+    }
+  }
+  EXPECT_GT(other_text, 0u) << "some stages load with noise's text: the raw hash is base's own";
+}
+
 TEST_F(KeptHashes, AnotherVersionsHashIsNotUsedAndTheNextRecordKeepsThisVersions) {
   ASSERT_TRUE(store_->record(base_, commit(kSha1)));
   const std::string path = store_->path();

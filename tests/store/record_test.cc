@@ -72,7 +72,7 @@ TEST_F(RecordTest, UnlexableStagesAreStoredByRawHashWithAWarning) {
   build::Build b = base_;
   const std::string text = "not IR in any dialect ksnap knows\n";
   b.variants[0].stages.push_back(
-      build::StageFile{"weird", "cache/x/k.weird", std::make_shared<const std::string>(text), {}});
+      build::StageFile{"weird", "cache/x/k.weird", std::make_shared<const std::string>(text), {}, {}});
   auto st = store_->record(b, commit(kSha1));
   ASSERT_TRUE(st) << st.status().to_string();
   ASSERT_EQ(st->warnings.size(), 1u);

@@ -319,7 +319,7 @@ TEST(StoreRobustness, RecordsWithDeepJsonOrBadBytesDecodeCleanly) {
   build::Variant v;
   v.kernel = "k\xff";
   v.constexprs["B\xfe"] = "1";
-  std::string rec = encode_variant(v, {StoredStage{"ttir", "00", "cache/H/k\xff.ttir"}});
+  std::string rec = encode_variant(v, {StoredStage{"ttir", "00", "cache/H/k\xff.ttir", ""}});
   EXPECT_TRUE(is_valid_utf8(rec));
   auto back = decode_variant(rec, "id", "variant record y");
   ASSERT_TRUE(back) << back.status().to_string();

@@ -23,8 +23,11 @@ build::Variant sample() {
   return v;
 }
 
-const std::vector<StoredStage> kStages = {{"ttgir", "n:mlir:00000000000000aa", "cache/ABC/k.ttgir"},
-                                          {"ptx", "n:ptx:00000000000000bb", "cache/ABC/k.ptx"}};
+// The ttgir stage keeps the recorded bytes' hash; the ptx stage is as a
+// record written before "raw" was kept (it must still read).
+const std::vector<StoredStage> kStages = {
+    {"ttgir", "n:mlir:00000000000000aa", "cache/ABC/k.ttgir", "0123456789abcdef0123456789abcdef"},
+    {"ptx", "n:ptx:00000000000000bb", "cache/ABC/k.ptx", ""}};
 
 TEST(VariantCodecTest, RoundTripsEveryField) {
   build::Variant v = sample();
@@ -48,6 +51,9 @@ TEST(VariantCodecTest, RoundTripsEveryField) {
   EXPECT_EQ(back->stages[1].stage, "ptx");
   EXPECT_EQ(back->stages[1].blob, kStages[1].blob);
   EXPECT_EQ(back->stages[1].path, kStages[1].path);
+  EXPECT_EQ(back->stages[0].raw_hash, kStages[0].raw_hash);
+  EXPECT_EQ(back->stages[1].raw_hash, "");
+  EXPECT_EQ(text.find("\"raw\":\"\""), std::string::npos) << "no raw hash, no field";
   EXPECT_EQ(back->record_id, content_id(text));
 }
 
@@ -74,6 +80,7 @@ TEST(VariantCodecTest, MalformedRecordsAreCorrupt) {
       good.substr(0, good.size() / 2),
       std::string(good).replace(good.find("\"source_line\":42"), 16, "\"source_line\":\"x\""),
       std::string(good).replace(good.find("\"stages\":["), 10, "\"stages\":{"),
+      std::string(good).replace(good.find("\"raw\":\""), 7, "\"raw\":7,\"x\":\""),
   };
   for (const std::string& c : cases) {
     auto r = decode_variant(c, "id", "variant record X");

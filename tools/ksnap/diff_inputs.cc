@@ -38,7 +38,7 @@ build::Build one_file_build(const std::string& path, const std::string& kernel,
   b.kind = build::BuildKind::kMemory;
   build::Variant v;
   v.kernel = kernel;
-  v.stages.push_back({stage, path, nullptr, {}});
+  v.stages.push_back({stage, path, nullptr, {}, {}});
   b.variants.push_back(std::move(v));
   return b;
 }
@@ -75,7 +75,7 @@ Expected<build::Build> plain_folder(const std::string& dir) {
     if (!path) return path.status().with_file(e.path().string());
     build::Variant& v = by_stem[e.path().stem().string()];
     v.kernel = e.path().stem().string();
-    v.stages.push_back({stage, std::move(*path), nullptr, {}});
+    v.stages.push_back({stage, std::move(*path), nullptr, {}, {}});
   }
   if (by_stem.empty())
     return make_error(ErrorCode::kNotFound,

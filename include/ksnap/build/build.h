@@ -60,6 +60,11 @@ struct StageFile {
   /// history store keeps it for every text it records); the diff then
   /// compares by it instead of normalizing the text again. Empty = unknown.
   std::optional<uint64_t> normalized_hash;
+  /// XXH3-128 (hex) of the bytes the stage file had when it was captured,
+  /// when its source knows it and `text` may be other bytes (a recorded
+  /// commit's text is the first recorded text of its normalized form). A
+  /// file with these bytes is this stage, under any rules. "" = unknown.
+  std::string raw_hash;
 };
 
 /// Reads a stage's text (from memory or disk), rejecting binary junk.

@@ -60,6 +60,10 @@ struct StoredStage {
   std::string stage;  ///< "ttir", "ttgir", ...
   std::string blob;   ///< Blob id.
   std::string path;   ///< Path within the capture ("cache/<dir>/<kernel>.ttgir").
+  /// XXH3-128 (hex) of the bytes the recorded file had: the blob's text may
+  /// be an earlier text of the same normalized form. "" in records written
+  /// before it was kept.
+  std::string raw_hash;
 };
 
 /// A variant record: the metadata of a build::Variant (stages without text)
