@@ -243,7 +243,7 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
   if (!mb || !mh) {  // cannot happen when the hashes succeeded; stated if it does
     return input_failed(t, mb.status(), mh.status(), "compared by normalized hash", sd);
   }
-  structural_diff(*mb, *mh, StructuralOptions{opts.context}, sd);
+  structural_diff(*mb, *mh, StructuralOptions{opts.kept_context}, sd);
   // The normalizer's own fallbacks are stated like the diff's.
   for (const norm::Module* m : {&*mb, &*mh}) {
     if (m->fallback.empty()) continue;

@@ -579,7 +579,7 @@ class Differ {
   ClaimedNames claimed_;
   /// Prints HEAD's lines by map_ and claimed_ as they stand; cuts hunks.
   HeadSpeller speller_{base_, head_, map_, claimed_};
-  HunkBuilder hunks_{speller_, opts_.context, out_};
+  HunkBuilder hunks_{speller_, opts_.kept_context, out_};
 };
 
 /// Empty when every symbol reference of `m` is in range (true of every

@@ -8,30 +8,19 @@
 
 namespace ksnap::render {
 
-std::string render_hunks(const diff::StageDiff& s, const WriteOptions& w, size_t max_lines) {
+std::string render_hunks(const report::HunkCut& cut, const WriteOptions& w) {
   const Palette p = palette(w.color);
   std::string out;
-  size_t shown = 0, cut = 0;
-  for (const diff::Hunk& h : s.hunks) {
-    if (shown >= max_lines) {
-      cut += h.lines.size();
-      continue;
-    }
+  for (const report::HunkView& hv : cut.hunks) {
     out += p.cyan;
-    out += escape_control(hunk_header(h));
+    out += escape_control(hunk_header(*hv.hunk));
     out += p.reset;
     out += "\n";
-    for (const diff::DiffLine& l : h.lines) {
-      if (shown >= max_lines) {
-        ++cut;
-        continue;
-      }
-      append_diff_line(&out, l, false, p);
-      ++shown;
-    }
+    for (size_t i = 0; i < hv.lines; ++i) append_diff_line(&out, hv.hunk->lines[i], false, p);
   }
-  if (cut)
-    out += std::string(p.dim) + "  … " + std::to_string(cut) + " more lines" + p.reset + "\n";
+  if (cut.lines_cut)
+    out += std::string(p.dim) + "  … " + std::to_string(cut.lines_cut) + " more lines" + p.reset +
+           "\n";
   return out;
 }
 

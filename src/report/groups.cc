@@ -13,7 +13,9 @@
 #include "report/groups.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -222,28 +224,58 @@ void select_hunks(const diff::DiffResult& r, Report* rep) {
     if (!o.show_diffs) continue;
     const diff::StageDiff* s = r.variants[g.variants.front()].stage(g.stage);
     if (!s) continue;
-    std::vector<const diff::Hunk*> hunks;
-    if (o.context != kUnlimited) {
-      g.recut = std::make_shared<std::vector<diff::Hunk>>();
-      for (const diff::Hunk& h : s->hunks)
-        for (diff::Hunk& sub : diff::recut_hunk(h, static_cast<uint32_t>(o.context)))
-          g.recut->push_back(std::move(sub));
-      for (const diff::Hunk& h : *g.recut) hunks.push_back(&h);
-    } else {
-      for (const diff::Hunk& h : s->hunks) hunks.push_back(&h);
-    }
-    size_t budget = o.max_lines_per_group, total = 0;
-    for (const diff::Hunk* h : hunks) {
-      total += h->lines.size();
-      size_t take = std::min(budget, h->lines.size());
-      if (take) g.hunks.push_back({h, take});
-      budget -= take;
-    }
-    g.lines_total = total;
-    size_t shown = 0;
-    for (const HunkView& hv : g.hunks) shown += hv.lines;
-    g.lines_cut = total - shown;
+    HunkCut cut = cut_hunks(*s, o.context, o.max_lines_per_group);
+    g.hunks = std::move(cut.hunks);
+    g.lines_total = cut.lines_total;
+    g.lines_cut = cut.lines_cut;
+    g.recut = std::move(cut.recut);
   }
+}
+
+HunkCut cut_hunks(const diff::StageDiff& s, size_t context, size_t max_lines) {
+  HunkCut out;
+  std::vector<const diff::Hunk*> hunks;
+  if (context != kUnlimited) {
+    // A hunk that already has no more context than asked is shown as the
+    // diff kept it (no copy); others are re-cut into `recut`. Pointers are
+    // taken once `recut` stops growing: kept ones as they are, re-cut ones
+    // by index (SIZE_MAX marks "the next re-cut hunk").
+    const uint32_t c = static_cast<uint32_t>(std::min<size_t>(context, UINT32_MAX));
+    std::vector<diff::Hunk> recut;
+    std::vector<diff::LineKind> kinds;
+    for (const diff::Hunk& h : s.hunks) {
+      kinds.clear();
+      for (const diff::DiffLine& l : h.lines) kinds.push_back(l.kind);
+      std::vector<diff::HunkRange> ranges = diff::hunk_ranges(kinds, c);
+      if (ranges.size() == 1 && ranges[0].begin == 0 && ranges[0].end == h.lines.size()) {
+        hunks.push_back(&h);
+        continue;
+      }
+      for (diff::Hunk& part : diff::recut_hunk(h, c)) {
+        recut.push_back(std::move(part));
+        hunks.push_back(nullptr);
+      }
+    }
+    if (!recut.empty()) {
+      out.recut = std::make_shared<std::vector<diff::Hunk>>(std::move(recut));
+      size_t next = 0;
+      for (const diff::Hunk*& h : hunks)
+        if (!h) h = &(*out.recut)[next++];
+    }
+  } else {
+    for (const diff::Hunk& h : s.hunks) hunks.push_back(&h);
+  }
+  size_t budget = max_lines;
+  for (const diff::Hunk* h : hunks) {
+    out.lines_total += h->lines.size();
+    size_t take = std::min(budget, h->lines.size());
+    if (take) out.hunks.push_back({h, take});
+    budget -= take;
+  }
+  size_t shown = 0;
+  for (const HunkView& hv : out.hunks) shown += hv.lines;
+  out.lines_cut = out.lines_total - shown;
+  return out;
 }
 
 }  // namespace ksnap::report

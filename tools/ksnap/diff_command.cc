@@ -179,7 +179,7 @@ int run_diff(const DiffArgs& a) {
   opts.normalize = a.norm.options();
   opts.stages = split_csv(a.stages);
   opts.kernels = split_csv(a.kernels);
-  opts.context = a.context;
+  opts.kept_context = a.context;  // the most the report can show
   opts.jobs = a.jobs;
   auto inputs = load_diff_inputs(a.base, a.head, a.store);
   if (!inputs) return report_error(inputs.status());
@@ -216,6 +216,7 @@ int run_diff(const DiffArgs& a) {
   ro.head_names = a.head_names;
   ro.show_diffs = ro.show_diffs && !a.no_diffs && !a.quiet;
   if (a.max_groups) ro.max_groups = a.max_groups;
+  ro.context = a.context;
   report::Report rep = report::build_report(*result, verdicts ? &*verdicts : nullptr, ro);
   // Known nondeterminism is not a difference unless asked (--fail-on-unstable).
   const bool differs = a.fail_on_unstable ? result->any_change() : rep.any_change();

@@ -279,7 +279,7 @@ std::string render_text(const diff::ExplainResult& r, const Side& b, const Side&
     if (!r.diff.fallback.empty()) out += "  note: " + escape_control(r.diff.fallback) + "\n";
     render::WriteOptions w;
     w.color = color;
-    out += render::render_hunks(r.diff, w, f.max_lines);
+    out += render::render_hunks(report::cut_hunks(r.diff, report::kUnlimited, f.max_lines), w);
   }
   for (const std::string& n : r.notes) out += "note: " + escape_control(n) + "\n";
   out += "explain took " + fixed1(wall) + " s\n";
@@ -424,7 +424,7 @@ int run_explain(const ExplainFlags& f) {
     return report_error(db ? dh.status() : db.status());
   }
   diff::ExplainOptions eo;
-  eo.structural.context = f.context;
+  eo.structural.kept_context = f.context;
   diff::ExplainResult r = diff::explain_passes(*db, *dh, eo);
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!dumps_given && f.keep.empty()) {

@@ -21,8 +21,11 @@ struct DiffOptions {
   std::vector<std::string> stages;
   /// Only variants whose kernel name is in this list (empty = all).
   std::vector<std::string> kernels;
-  /// Context lines kept around each change in hunks.
-  uint32_t context = 3;
+  /// Unchanged lines the result keeps around each run of changes
+  /// (StageDiff::hunks): the most context any report of this result can
+  /// show. A bound on what the result holds, not a display choice: what is
+  /// shown is report::ReportOptions::context, cut by report::cut_hunks.
+  uint32_t kept_context = 3;
   /// Worker threads; 0 = one per core.
   unsigned jobs = 0;
   /// Called after each (variant, stage) comparison with (done, total), from

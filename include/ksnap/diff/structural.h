@@ -29,7 +29,8 @@
 namespace ksnap::diff {
 
 struct StructuralOptions {
-  uint32_t context = 3;
+  /// Unchanged lines kept around each run of changes (DiffOptions::kept_context).
+  uint32_t kept_context = 3;
   /// Bounds of the line alignment (diff/align.h): the largest gap (BASE
   /// lines x HEAD lines) solved by exact LCS, and the depth of anchoring by
   /// the rarest line beyond which a bigger gap is left unaligned. A gap left

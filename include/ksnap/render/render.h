@@ -47,12 +47,11 @@ std::string render_name_only(const report::Report& r, const WriteOptions& w = {}
 /// (docs/html-report.md).
 std::string render_html(const report::Report& r, const WriteOptions& w = {});
 
-/// The hunks of one stage diff as the terminal writer prints them (hunk
+/// Hunks cut by report::cut_hunks as the terminal writer prints them (hunk
 /// headers, "- " / "+ " / "  " lines, data escaped, ksnap's colors with
-/// `w.color`), at most `max_lines` diff lines, then "… N more lines". Used
-/// by `ksnap explain` for the diff of one pass's output.
-std::string render_hunks(const diff::StageDiff& s, const WriteOptions& w = {},
-                         size_t max_lines = 200);
+/// `w.color`), then "… N more lines" for what the cut left out. Used by
+/// `ksnap explain` for the diff of one pass's output.
+std::string render_hunks(const report::HunkCut& cut, const WriteOptions& w = {});
 
 /// Builds the report of `r` with default_report_options(f) and writes it.
 std::string render(Format f, const diff::DiffResult& r, const WriteOptions& w = {},

@@ -57,8 +57,8 @@ struct ReportOptions {
   size_t max_figure_rows = kUnlimited;       ///< Ranked figure changes kept.
   size_t max_list_rows = kUnlimited;         ///< Added / removed variants named.
   size_t max_notes = 20;                     ///< Per-stage notes (fallbacks) named.
-  /// Context lines kept around changes (less than the engine computed:
-  /// hunks are re-cut by diff::recut_hunk); kUnlimited = as computed.
+  /// Context lines shown around changes, cut by cut_hunks; kUnlimited = all
+  /// the result kept (diff::DiffOptions::kept_context, the most there is).
   size_t context = kUnlimited;
 };
 
@@ -175,10 +175,33 @@ struct GroupView {
   diff::FigurePair bytes{-1, -1};
   bool shown = false;                 ///< Within max_groups: written in full, not only named.
   std::vector<HunkView> hunks;        ///< What is shown (empty unless shown and show_diffs).
-  size_t lines_total = 0;             ///< Diff lines of the representative's hunks.
+  size_t lines_total = 0;             ///< Diff lines of the representative's hunks, as cut.
   size_t lines_cut = 0;               ///< Of those, not shown.
   std::shared_ptr<std::vector<diff::Hunk>> recut;  ///< Owns re-cut hunks (context option).
 };
+
+/// The hunks of one stage as a report shows them. The diff keeps
+/// DiffOptions::kept_context unchanged lines around each run of changes;
+/// this is the one place that decides what is shown of them: every report
+/// group (select_hunks) and `ksnap explain`'s pass diffs are cut here.
+///
+/// Worked example: a stage kept with context 3 as one hunk
+///   ` a`, ` b`, ` c`, `- d`, `+ D`, ` e`, ` f`, ` g`, ` h`, `- i`, ` j`
+/// cut to context 1 gives two hunks, [` c`, `- d`, `+ D`, ` e`] and
+/// [` h`, `- i`, ` j`], lines_total 7; with max_lines 5 the second hunk
+/// shows one line and lines_cut is 2.
+struct HunkCut {
+  std::vector<HunkView> hunks;  ///< In order; the last may show only its first lines.
+  size_t lines_total = 0;       ///< Diff lines after the context cut.
+  size_t lines_cut = 0;         ///< Of those, over `max_lines` and not shown.
+  /// Owns hunks re-cut to a smaller context (null when shown as kept);
+  /// HunkView::hunk points into it or into the StageDiff.
+  std::shared_ptr<std::vector<diff::Hunk>> recut;
+};
+/// `s.hunks` cut to `context` lines around changes (kUnlimited: as kept),
+/// then to at most `max_lines` diff lines in all. The result points into `s`,
+/// which must outlive it.
+HunkCut cut_hunks(const diff::StageDiff& s, size_t context, size_t max_lines);
 
 /// A kernel and its groups, for reading kernel by kernel.
 struct KernelSection {

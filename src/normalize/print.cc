@@ -1,0 +1,180 @@
+// The normalizer's printer: the canonical text (the thing that is hashed)
+// and each line's display text, from what the two passes decided.
+//
+// Worked example (LLVM IR): the line `  %8 = shl i32 %7, 8, !dbg !8` has
+// the shape `%_ = shl i32 %_ , 8` with occurrences [%8 def, %7 use];
+// canonical() prints `%v1 = shl i32 %v0 , 8` (the masks replaced by the
+// symbols' canonical names); display_of() prints the source without the
+// dropped `, !dbg !8`: `%8 = shl i32 %7, 8`. Lines marked order-free
+// (module-level definitions whose order means nothing: LLVM declarations and
+// constants, MLIR aliases, PTX `.const` data) are printed sorted.
+
+#include "normalize/engine.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include "ksnap/support/hash.h"
+#include "normalize/canonical.h"
+
+namespace ksnap::norm::detail {
+
+namespace {
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+}  // namespace
+
+void Engine::append_line(std::string& out, const LineRec& l) const {
+  uint32_t pos = l.shape_begin;
+  for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
+    const Occ& o = occs_[k];
+    out.append(shape_.data() + pos, o.shape_off - pos);
+    const SymRec& s = syms_[o.sym];
+    if (s.printed_len) {
+      out.append(s.printed, s.printed_len);
+    } else {
+      append_canonical_name(out, s.cls, s.mask, s.canonical);
+    }
+    pos = o.shape_off + o.mask_len;
+  }
+  out.append(shape_.data() + pos, l.shape_end - pos);
+  out.push_back('\n');
+}
+
+void Engine::append_unit(std::string& out, uint32_t unit, Hasher* sink) const {
+  constexpr size_t kFlushBytes = 64 * 1024;
+  std::vector<std::string> order_free;
+  for (uint32_t i : unit_lines_[unit]) {
+    const LineRec& l = lines_[i];
+    if (l.order_free) {
+      order_free.emplace_back();
+      append_line(order_free.back(), l);
+    } else {
+      append_line(out, l);
+      if (sink && out.size() >= kFlushBytes) {
+        sink->update(out);
+        out.clear();
+      }
+    }
+  }
+  std::sort(order_free.begin(), order_free.end());
+  for (const std::string& s : order_free) out += s;
+}
+
+uint64_t Engine::canonical_hash() const {
+  Hasher h;
+  std::string buf;
+  buf.reserve(80 * 1024);
+  for (uint32_t u = 0; u < units_.size(); ++u) append_unit(buf, u, &h);
+  h.update(buf);
+  return h.digest();
+}
+
+std::string Engine::canonical() const {
+  std::string out;
+  out.reserve(shape_len_ + shape_len_ / 8 + 16);
+  for (uint32_t u = 0; u < units_.size(); ++u) append_unit(out, u);
+  return out;
+}
+
+std::string Engine::display_of(const LineRec& l, std::vector<uint32_t>* occ_disp) const {
+  std::string out;
+  uint32_t k = l.occ_begin;
+  auto copy = [&](uint32_t from, uint32_t to) {
+    for (; k < l.occ_end && occs_[k].src_off < to; ++k) {
+      uint32_t o = occs_[k].src_off;
+      occ_disp->push_back(static_cast<uint32_t>(out.size() + (o >= from ? o - from : 0)));
+    }
+    out.append(base_ + from, to - from);
+  };
+  uint32_t pos = l.src_begin;
+  for (uint32_t d = l.drop_begin; d < l.drop_end; ++d) {
+    uint32_t from = std::max(drops_[d].from, pos);
+    uint32_t to = std::min(drops_[d].to, l.src_end);
+    if (from >= to) continue;
+    copy(pos, from);
+    while (!out.empty() && is_space(out.back())) out.pop_back();
+    pos = to;
+  }
+  copy(pos, l.src_end);
+  while (k < l.occ_end) {  // cannot happen for well-formed handlers; keep 1:1
+    occ_disp->push_back(static_cast<uint32_t>(out.size()));
+    ++k;
+  }
+  while (!out.empty() && is_space(out.back())) out.pop_back();
+  size_t lead = 0;
+  while (lead < out.size() && is_space(out[lead])) ++lead;
+  if (lead) {
+    out.erase(0, lead);
+    for (uint32_t& o : *occ_disp) o = o >= lead ? static_cast<uint32_t>(o - lead) : 0;
+  }
+  return out;
+}
+
+Module Engine::build_module() const {
+  Module m;
+  m.dialect = dialect_;
+  m.file = text_.name();
+  m.input_bytes = text_.size();
+  m.resources = resources_;
+  if (fallback_symbols_)
+    m.fallback = std::to_string(fallback_symbols_) +
+                 (fallback_symbols_ == 1 ? " global symbol" : " global symbols") +
+                 " named by spelling, not by definition (" + fallback_why_ + "; first: " +
+                 fallback_first_ + "): renaming one shows as a change";
+  m.units.resize(units_.size());
+  std::vector<uint32_t> sym_ids(syms_.size(), kNone);
+  std::vector<uint32_t> disp;
+  std::string all;
+  for (uint32_t u = 0; u < units_.size(); ++u) {
+    Unit& unit = m.units[u];
+    unit.name = std::string(units_[u].name);
+    unit.lines.reserve(unit_lines_[u].size());
+    for (uint32_t i : unit_lines_[u]) {
+      const LineRec& l = lines_[i];
+      Line line;
+      line.line_no = l.line_no;
+      line.depth = l.depth;
+      line.py_line = l.py_line;
+      line.order_free = l.order_free;
+      line.op.assign(base_ + l.op_off, l.op_len);
+      line.callee.assign(base_ + l.callee_off, l.callee_len);
+      line.shape.assign(shape_.data() + l.shape_begin, l.shape_end - l.shape_begin);
+      disp.clear();
+      line.display = display_of(l, &disp);
+      line.symbols.reserve(l.occ_end - l.occ_begin);
+      for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
+        const Occ& o = occs_[k];
+        uint32_t& id = sym_ids[o.sym];
+        if (id == kNone) {
+          const SymRec& s = syms_[o.sym];
+          id = static_cast<uint32_t>(m.symbols.size());
+          Symbol sym;
+          sym.name = std::string(s.name);
+          sym.cls = s.cls;
+          sym.unit = s.unit == kNone ? -1 : static_cast<int32_t>(s.unit);
+          sym.canonical = s.canonical;
+          m.symbols.push_back(std::move(sym));
+        }
+        SymbolRef r;
+        r.id = id;
+        r.offset = disp[k - l.occ_begin];
+        r.length = std::min<uint32_t>(o.src_len, static_cast<uint32_t>(line.display.size()) -
+                                                     std::min<uint32_t>(r.offset, line.display.size()));
+        r.is_def = o.is_def;
+        r.shape_offset = o.shape_off - l.shape_begin;
+        r.shape_length = o.mask_len;
+        line.symbols.push_back(r);
+      }
+      unit.lines.push_back(std::move(line));
+    }
+    std::string text;
+    append_unit(text, u);
+    unit.hash = hash64(text);
+    all += text;
+  }
+  m.hash = hash64(all);
+  return m;
+}
+
+}  // namespace ksnap::norm::detail
