@@ -50,7 +50,7 @@ diff::DiffResult replicate(const diff::DiffResult& r, size_t n) {
     }
     for (size_t i = 0; i < take; ++i) {
       diff::VariantDiff v = r.variants[i];
-      v.kernel += suffix;
+      v.key.kernel += suffix;
       for (auto& s : v.stages) {
         if (s.group >= 0) s.group = group_map[s.group];
         for (auto& sum : out.summary)

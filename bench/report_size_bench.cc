@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::set<std::string> kernels;
-  for (const auto& v : r->variants) kernels.insert(v.kernel);
+  for (const auto& v : r->variants) kernels.insert(v.key.kernel);
   std::printf("%zu variants of %zu kernels (from %zu corpus variants), %zu changed kernel-stages, "
               "%zu distinct changes; diff %.0f ms\n",
               r->variants.size(), kernels.size(), *nsrc, r->changed_stage_count(),

@@ -312,7 +312,7 @@ double similarity(const build::Variant& b, const build::Variant& h, void* p) {
 using GroupKey = std::tuple<std::string, std::string, std::string, uint64_t, bool>;
 
 GroupKey group_key(const VariantDiff& v, const StageDiff& s) {
-  return {v.kernel, v.source, s.stage, s.change_signature, s.unstable};
+  return {v.key.kernel, v.source, s.stage, s.change_signature, s.unstable};
 }
 
 void build_groups(DiffResult* r) {
@@ -324,7 +324,7 @@ void build_groups(DiffResult* r) {
       auto [it, fresh] = index.emplace(group_key(v, s), r->groups.size());
       if (fresh) {
         ChangeGroup g;
-        g.kernel = v.kernel;
+        g.kernel = v.key.kernel;
         g.source = v.source;
         g.label = v.label;
         g.stage = s.stage;
@@ -369,12 +369,12 @@ void label_kernels(const std::map<std::string, const build::Variant*>& variant_o
   std::vector<build::KernelSource> kernels;
   for (const VariantDiff& v : r->variants) {
     auto it = variant_of.find(v.source);
-    kernels.push_back({v.kernel, v.source, it == variant_of.end() ? nullptr : it->second});
+    kernels.push_back({v.key.kernel, v.source, it == variant_of.end() ? nullptr : it->second});
   }
   auto label = build::kernel_labels(kernels);
   for (VariantDiff& v : r->variants) {
-    auto it = label.find({v.kernel, v.source});
-    v.label = it != label.end() ? it->second : v.kernel;
+    auto it = label.find({v.key.kernel, v.source});
+    v.label = it != label.end() ? it->second : v.key.kernel;
   }
 }
 
@@ -467,15 +467,11 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
     const build::Variant& any = b ? *b : *h;
     if (!wanted(any.kernel)) continue;
     VariantDiff v;
-    v.kernel = any.kernel;
+    v.key = any.identity();
     v.source = p.source;
     if (h && h->source() != v.source) v.head_source = h->source();
     variant_of.emplace(p.source, b ? b : h);
-    v.id = any.id();
     v.head_id = h ? h->id() : "";
-    v.signature = any.signature;
-    v.constexprs = any.constexprs;
-    v.options = any.options;
     v.pairing = p.kind;
     v.base_index = p.base;
     v.head_index = p.head;

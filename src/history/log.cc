@@ -146,7 +146,7 @@ Status summarize(Store& store, const std::string& parent, const std::string& chi
   for (KernelChange& k : *kernels)
     for (StageChange& s : k.stages)
       for (const diff::VariantDiff& v : r.variants) {
-        if (v.kernel != k.kernel) continue;
+        if (v.key.kernel != k.kernel) continue;
         const diff::StageDiff* sd = v.stage(s.stage);
         if (!sd || sd->status == diff::ChangeStatus::kUnchanged || sd->unstable) continue;
         s.lines_added += sd->lines_added;

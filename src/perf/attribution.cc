@@ -139,9 +139,9 @@ Attributor::Attributor(std::span<const VariantInfo> variants) : variants_(varian
       }
       p.raw_labels.push_back(label);
     }
-    auto ce = canonical_params(v.constexprs);
+    auto ce = canonical_params({v.key.constexprs.begin(), v.key.constexprs.end()});
     if (ce) p.constexprs = std::move(*ce);
-    p.kernel_tokens = kernel_tokens(v.kernel);
+    p.kernel_tokens = kernel_tokens(v.key.kernel);
     prepared_.push_back(std::move(p));
   }
 }
@@ -174,7 +174,7 @@ Attribution Attributor::attribute(const BenchPointId& raw_point) const {
   for (size_t i = 0; i < variants_.size(); ++i) {
     if (same_script(variants_[i].bench_script, point.script)) {
       same.push_back(i);
-      kernels.insert(variants_[i].kernel);
+      kernels.insert(variants_[i].key.kernel);
     }
   }
   if (same.empty()) {
@@ -187,7 +187,7 @@ Attribution Attributor::attribute(const BenchPointId& raw_point) const {
     const VariantInfo& v = variants_[i];
     bool hit;
     if (!point.kernel.empty()) {
-      hit = v.kernel == point.kernel;
+      hit = v.key.kernel == point.kernel;
     } else {
       const auto& kt = prepared_[i].kernel_tokens;
       hit = !kt.empty() && std::all_of(kt.begin(), kt.end(), [&](const std::string& t) {

@@ -113,7 +113,7 @@ VerdictReport make_verdicts(const BenchResults& base, const BenchResults& head,
   for (PointComparison& c : compare_results(base, head, opts)) {
     PointVerdict v;
     v.attribution = attributor.attribute(c.id);
-    for (size_t i : v.attribution.variants) v.variant_ids.push_back(variants[i].variant_id);
+    for (size_t i : v.attribution.variants) v.variant_ids.push_back(variants[i].key.id());
     v.kind = combine_verdict(c.change, v.attribution.ir);
     v.perf = std::move(c);
     ++report.counts[static_cast<size_t>(v.kind)];

@@ -181,13 +181,14 @@ void stage_json(JsonOut* o, const diff::StageDiff& s, int32_t group, const diff:
 
 void variant_json(JsonOut* o, const Report& rep, size_t vi) {
   const diff::VariantDiff& v = rep.result->variants[vi];
-  o->raw("{").key("kernel", true).str(v.kernel).key("label").str(rep.variant_kernels[vi]);
+  const capture::VariantKey& key = v.key;
+  o->raw("{").key("kernel", true).str(key.kernel).key("label").str(rep.variant_kernels[vi]);
   o->key("source").str(v.source);
   if (!v.head_source.empty()) o->key("head_source").str(v.head_source);
   o->key("config").str(rep.variant_labels[vi]);
-  o->key("id").str(v.id).key("head_id").str(v.head_id).key("signature").str(v.signature);
-  for (const auto* kv : {&v.constexprs, &v.options}) {
-    o->key(kv == &v.constexprs ? "constexprs" : "options").raw("{");
+  o->key("id").str(key.id()).key("head_id").str(v.head_id).key("signature").str(key.signature);
+  for (const auto* kv : {&key.constexprs, &key.options}) {
+    o->key(kv == &key.constexprs ? "constexprs" : "options").raw("{");
     bool first = true;
     for (const auto& [k, val] : *kv) {
       o->key(k, first).value(val);

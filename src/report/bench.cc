@@ -7,9 +7,7 @@ std::vector<perf::VariantInfo> variant_infos(const diff::DiffResult& r) {
   out.reserve(r.variants.size());
   for (const auto& v : r.variants) {
     perf::VariantInfo info;
-    info.variant_id = v.id;
-    info.kernel = v.kernel;
-    for (const auto& [k, val] : v.constexprs) info.constexprs.emplace_back(k, val);
+    info.key = v.key;
     info.bench_script = v.benchmark_script;
     info.bench_points = v.benchmark_points;
     switch (v.pairing) {

@@ -93,7 +93,7 @@ void build_groups(const diff::DiffResult& r, Report* rep) {
         GroupView g;
         g.engine_group = gi;
         g.kernel = rep->variant_kernels[vi];
-        g.name = r.variants[vi].kernel;
+        g.name = r.variants[vi].key.kernel;
         g.source = r.variants[vi].source;
         g.stage = eg.stage;
         g.signature = eg.signature;
@@ -116,7 +116,7 @@ void build_groups(const diff::DiffResult& r, Report* rep) {
     if (fresh) {
       KernelSection k;
       k.kernel = label;
-      k.name = r.variants[vi].kernel;
+      k.name = r.variants[vi].key.kernel;
       k.source = r.variants[vi].source;
       rep->kernels.push_back(std::move(k));
     }

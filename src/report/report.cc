@@ -68,7 +68,7 @@ std::string percent_text(const Statistic& s) {
 }
 
 std::string variant_label(const diff::VariantDiff& v) {
-  return capture::specialization_label(v.constexprs, v.options);
+  return v.key.label();
 }
 
 std::string variant_title(const Report& r, size_t variant) {
@@ -107,7 +107,7 @@ void kernel_labels(const diff::DiffResult& r, Report* rep) {
   rep->variant_kernels.clear();
   for (const auto& v : r.variants) {
     rep->variant_kernels.push_back(v.name());
-    labels[v.kernel].insert(v.name());
+    labels[v.key.kernel].insert(v.name());
   }
   for (const auto& [name, shown] : labels) {
     if (shown.size() < 2) continue;

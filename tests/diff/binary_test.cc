@@ -38,14 +38,14 @@ TEST(BinaryStageTest, RecompiledCaptureHasTheSameCubinsAndSass) {
   ASSERT_TRUE(r) << r.status().to_string();
   ASSERT_EQ(r->variants.size(), 4u);
   for (const VariantDiff& v : r->variants) {
-    EXPECT_FALSE(v.changed()) << v.id;
+    EXPECT_FALSE(v.changed()) << v.key.id();
     const StageDiff* cubin = binary(v, "cubin");
-    ASSERT_NE(cubin, nullptr) << v.id;
+    ASSERT_NE(cubin, nullptr) << v.key.id();
     EXPECT_TRUE(cubin->binary);
-    EXPECT_EQ(cubin->status, ChangeStatus::kUnchanged) << v.id;
+    EXPECT_EQ(cubin->status, ChangeStatus::kUnchanged) << v.key.id();
     EXPECT_GT(cubin->bytes.first, 1000);
     EXPECT_EQ(cubin->bytes.first, cubin->bytes.second);
-    ASSERT_NE(v.stage("sass"), nullptr) << v.id;  // the text stage nvdisasm wrote
+    ASSERT_NE(v.stage("sass"), nullptr) << v.key.id();  // the text stage nvdisasm wrote
     EXPECT_EQ(v.stage("sass")->status, ChangeStatus::kUnchanged);
   }
   // Binaries are not IR stages: the summary lists text stages only.
@@ -137,10 +137,10 @@ TEST(BinaryStageTest, CrossTargetRecompileChangesPtxAndCubin) {
   ASSERT_TRUE(r) << r.status().to_string();
   for (const VariantDiff& v : r->variants) {
     ASSERT_NE(v.stage("ptx"), nullptr);
-    EXPECT_EQ(v.stage("ptx")->status, ChangeStatus::kChanged) << v.id;
+    EXPECT_EQ(v.stage("ptx")->status, ChangeStatus::kChanged) << v.key.id();
     ASSERT_NE(binary(v, "cubin"), nullptr);
-    EXPECT_EQ(binary(v, "cubin")->status, ChangeStatus::kChanged) << v.id;
-    EXPECT_EQ(v.stage("ttir")->status, ChangeStatus::kUnchanged) << v.id;
+    EXPECT_EQ(binary(v, "cubin")->status, ChangeStatus::kChanged) << v.key.id();
+    EXPECT_EQ(v.stage("ttir")->status, ChangeStatus::kUnchanged) << v.key.id();
   }
   auto b = build::load_build(fixture("recompile/sm80"));
   ASSERT_TRUE(b);
@@ -158,8 +158,8 @@ TEST(BinaryStageTest, HipNoisePairDiffsClean) {
   ASSERT_EQ(r->variants.size(), 4u);
   EXPECT_FALSE(r->any_change());
   for (const VariantDiff& v : r->variants) {
-    ASSERT_NE(v.stage("amdgcn"), nullptr) << v.id;
-    ASSERT_NE(binary(v, "hsaco"), nullptr) << v.id;
+    ASSERT_NE(v.stage("amdgcn"), nullptr) << v.key.id();
+    ASSERT_NE(binary(v, "hsaco"), nullptr) << v.key.id();
   }
 }
 

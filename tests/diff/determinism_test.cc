@@ -110,7 +110,7 @@ TEST_F(DeterminismTest, DiffReportsUnstableChangesApart) {
     ASSERT_TRUE(r) << r.status().to_string();
     const bool known = c.mark_base || c.mark_head;
     const VariantDiff& attn = r->variants[7];
-    ASSERT_EQ(attn.kernel, "attn_fwd");
+    ASSERT_EQ(attn.key.kernel, "attn_fwd");
     for (const auto& s : attn.stages) {
       const bool differs = s.stage == "ttgir" || s.stage == "llir";
       EXPECT_EQ(s.status, differs ? ChangeStatus::kChanged : ChangeStatus::kUnchanged) << s.stage;

@@ -16,7 +16,7 @@ std::set<std::string> changed(const DiffResult& r) {
   std::set<std::string> out;
   for (const auto& v : r.variants)
     for (const auto& s : v.stages)
-      if (s.status != ChangeStatus::kUnchanged) out.insert(v.id + "|" + s.stage);
+      if (s.status != ChangeStatus::kUnchanged) out.insert(v.key.id() + "|" + s.stage);
   return out;
 }
 
@@ -26,14 +26,14 @@ TEST(EngineTest, BareCachesPairByMetadataAndSimilarityAsInferred) {
   ASSERT_TRUE(cap) << cap.status().to_string();
   ASSERT_TRUE(bare) << bare.status().to_string();
   ASSERT_EQ(bare->variants.size(), cap->variants.size());
-  for (const auto& v : bare->variants) EXPECT_EQ(v.pairing, Pairing::kInferred) << v.id;
+  for (const auto& v : bare->variants) EXPECT_EQ(v.pairing, Pairing::kInferred) << v.key.id();
   EXPECT_FALSE(bare->warnings.empty());
   // Same per-stage outcome as the capture pairing, kernel by kernel.
   std::multiset<std::string> a, b;
   for (const auto& v : cap->variants)
-    for (const auto& s : v.stages) a.insert(v.kernel + "|" + s.stage + "|" + status_name(s.status));
+    for (const auto& s : v.stages) a.insert(v.key.kernel + "|" + s.stage + "|" + status_name(s.status));
   for (const auto& v : bare->variants)
-    for (const auto& s : v.stages) b.insert(v.kernel + "|" + s.stage + "|" + status_name(s.status));
+    for (const auto& s : v.stages) b.insert(v.key.kernel + "|" + s.stage + "|" + status_name(s.status));
   EXPECT_EQ(a, b);
 }
 
@@ -50,7 +50,7 @@ TEST(EngineTest, RemovedVariantsAreExactlyTheMissingOnes) {
   std::set<std::string> removed;
   for (const auto& v : r->variants) {
     if (v.pairing == Pairing::kRemoved) {
-      removed.insert(v.id);
+      removed.insert(v.key.id());
       for (const auto& s : v.stages) EXPECT_EQ(s.status, ChangeStatus::kRemoved);
     }
     EXPECT_NE(v.pairing, Pairing::kAdded);
@@ -81,7 +81,7 @@ TEST(EngineTest, StageAndKernelFilters) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->variants.size(), 2u);
   for (const auto& v : r->variants) {
-    EXPECT_EQ(v.kernel, "matmul_kernel");
+    EXPECT_EQ(v.key.kernel, "matmul_kernel");
     ASSERT_EQ(v.stages.size(), 1u);
     EXPECT_EQ(v.stages[0].stage, "ptx");
   }

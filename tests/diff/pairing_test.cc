@@ -252,7 +252,7 @@ TEST(SourceIdentityEngineTest, LabelIsTheKernelWhenItsNameIsUnique) {
   auto r = diff_paths(example("base"), example("no_licm"));
   ASSERT_TRUE(r);
   for (const auto& v : r->variants) {
-    EXPECT_EQ(v.label, v.kernel);
+    EXPECT_EQ(v.label, v.key.kernel);
     EXPECT_EQ(v.source, "");
     EXPECT_EQ(v.head_source, "");
   }

@@ -28,7 +28,7 @@ Seen seen(const diff::DiffResult& r) {
   Seen out;
   for (const diff::VariantDiff& v : r.variants)
     for (const diff::StageDiff& s : v.stages)
-      out[v.label + "|" + v.id + "|" + v.head_id + "|" + s.stage] = {
+      out[v.label + "|" + v.key.id() + "|" + v.head_id + "|" + s.stage] = {
           static_cast<int>(s.status), s.lines_added, s.lines_removed, s.hunks.size(),
           s.change_signature};
   return out;
@@ -117,7 +117,7 @@ TEST_F(KeptHashDiff, TheKeptHashStandsInForNormalizingOnlyUnderDefaultRules) {
   ASSERT_TRUE(renormalized);
   auto status_of = [&](const diff::DiffResult& r) {
     for (const auto& v : r.variants)
-      if (v.id == changed->id && v.head_id == changed->head_id)
+      if (v.key.id() == changed->key.id() && v.head_id == changed->head_id)
         if (const diff::StageDiff* s = v.stage(stage->stage)) return s->status;
     return diff::ChangeStatus::kAdded;
   };

@@ -2,20 +2,36 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace ksnap::perf {
 namespace {
+
+/// A variant of `kernel` with these constexprs (JSON text), launched by
+/// `script` under these benchmark point labels.
+VariantInfo info(std::string kernel, std::map<std::string, std::string> constexprs,
+                 std::string script, std::vector<std::string> points, IrStatus ir) {
+  VariantInfo v;
+  v.key.kernel = std::move(kernel);
+  v.key.constexprs = std::move(constexprs);
+  v.bench_script = std::move(script);
+  v.bench_points = std::move(points);
+  v.ir_status = ir;
+  return v;
+}
 
 /// The worked example of attribution.h.
 std::vector<VariantInfo> example_variants() {
   return {
-      {"v1",
-       "matmul_kernel",
+      info("matmul_kernel",
        {{"BLOCK_M", "128"}},
        "bench/matmul.py",
        {"matmul-performance[K=512,M=512,N=512,line=Triton]"},
-       IrStatus::kChanged},
-      {"v2", "matmul_kernel", {{"BLOCK_M", "64"}}, "bench/matmul.py", {}, IrStatus::kUnchanged},
-      {"v3", "softmax_kernel", {{"BLOCK", "1024"}}, "bench/softmax.py", {}, IrStatus::kUnchanged},
+       IrStatus::kChanged),
+      info("matmul_kernel", {{"BLOCK_M", "64"}}, "bench/matmul.py", {}, IrStatus::kUnchanged),
+      info("softmax_kernel", {{"BLOCK", "1024"}}, "bench/softmax.py", {}, IrStatus::kUnchanged),
   };
 }
 
@@ -104,8 +120,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Attribution, LabelWithSubsetOfParams) {
   std::vector<VariantInfo> v = {
-      {"a", "add_kernel", {}, "", {"vector-add[size=4096]"}, IrStatus::kUnchanged},
-      {"b", "add_kernel", {}, "", {"vector-add"}, IrStatus::kAdded}};
+      info("add_kernel", {}, "", {"vector-add[size=4096]"}, IrStatus::kUnchanged),
+      info("add_kernel", {}, "", {"vector-add"}, IrStatus::kAdded)};
   Attributor at(v);
   Attribution hit = at.attribute(point("vector-add", {{"line", "Triton"}, {"size", "4096.0"}}));
   EXPECT_EQ(hit.rule, MatchRule::kPointLabel);
@@ -116,10 +132,10 @@ TEST(Attribution, LabelWithSubsetOfParams) {
 }
 
 TEST(Attribution, UnparsableLabelMatchesVerbatim) {
-  std::vector<VariantInfo> v = {{"a", "k", {}, "", {"weird[label"}, IrStatus::kUnchanged}};
+  std::vector<VariantInfo> v = {info("k", {}, "", {"weird[label"}, IrStatus::kUnchanged)};
   EXPECT_EQ(Attributor(v).attribute(point("weird[label", {})).rule, MatchRule::kUnattributed);
   // format_point_label escapes '[', so the verbatim text only matches itself.
-  std::vector<VariantInfo> w = {{"a", "k", {}, "", {"weird\\[label"}, IrStatus::kUnchanged}};
+  std::vector<VariantInfo> w = {info("k", {}, "", {"weird\\[label"}, IrStatus::kUnchanged)};
   EXPECT_EQ(Attributor(w).attribute(point("weird[label", {})).rule, MatchRule::kPointLabel);
 }
 
@@ -150,18 +166,16 @@ namespace {
 
 // The capture plugin's spelling: a JSON object of labels, line_arg = line value.
 TEST(Attribution, PluginJsonLabels) {
-  std::vector<VariantInfo> v = {{"t",
-                                 "matmul_kernel",
+  std::vector<VariantInfo> v = {info("matmul_kernel",
                                  {},
                                  "",
                                  {"{\"K\": 512, \"M\": 512, \"N\": 512, \"provider\": \"triton\"}"},
-                                 IrStatus::kChanged},
-                                {"u",
-                                 "matmul_kernel",
+                                 IrStatus::kChanged),
+                                info("matmul_kernel",
                                  {},
                                  "",
                                  {"{\"M\": 1024, \"test\": \"tests/x.py::t\"}"},
-                                 IrStatus::kUnchanged}};
+                                 IrStatus::kUnchanged)};
   Attributor at(v);
   // perf_report point for the Triton line: provider=triton names line=Triton.
   Attribution triton = at.attribute(point(

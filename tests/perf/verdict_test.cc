@@ -2,8 +2,25 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace ksnap::perf {
 namespace {
+
+/// A variant of `kernel` with these constexprs (JSON text), launched by
+/// `script` under these benchmark point labels.
+VariantInfo info(std::string kernel, std::map<std::string, std::string> constexprs,
+                 std::string script, std::vector<std::string> points, IrStatus ir) {
+  VariantInfo v;
+  v.key.kernel = std::move(kernel);
+  v.key.constexprs = std::move(constexprs);
+  v.bench_script = std::move(script);
+  v.bench_points = std::move(points);
+  v.ir_status = ir;
+  return v;
+}
 
 struct CombineCase {
   PerfChange perf;
@@ -69,8 +86,9 @@ TEST(Verdict, EndToEnd) {
   // mm[N=3]: same, IR changed                      -> IR changed, no perf change
   // other:   slower, no variant (other script)     -> slower (IR unknown)
   std::vector<VariantInfo> variants = {
-      {"v1", "matmul_kernel", {}, "bench/mm.py", {"mm[N=1]", "mm[N=3]"}, IrStatus::kChanged},
-      {"v2", "matmul_kernel", {}, "bench/mm.py", {"mm[N=2]"}, IrStatus::kUnchanged}};
+      info("matmul_kernel", {{"BLOCK_M", "128"}}, "bench/mm.py", {"mm[N=1]", "mm[N=3]"},
+           IrStatus::kChanged),
+      info("matmul_kernel", {{"BLOCK_M", "64"}}, "bench/mm.py", {"mm[N=2]"}, IrStatus::kUnchanged)};
   BenchResults base, head;
   ASSERT_TRUE(add_point(base, pt("mm", {{"N", "1"}}, around(100))));
   ASSERT_TRUE(add_point(head, pt("mm", {{"N", "1"}}, around(105))));
@@ -87,7 +105,9 @@ TEST(Verdict, EndToEnd) {
   VerdictReport r = make_verdicts(base, head, variants, {});
   ASSERT_EQ(r.points.size(), 4u);
   EXPECT_EQ(r.points[0].kind, VerdictKind::kLikelyReal);
-  EXPECT_EQ(r.points[0].variant_ids, (std::vector<std::string>{"v1"}));
+  // Verdicts name a variant by its identity (capture::VariantKey::id()).
+  EXPECT_EQ(r.points[0].variant_ids,
+            (std::vector<std::string>{"matmul_kernel|{\"BLOCK_M\": 128}|{}"}));
   EXPECT_EQ(r.points[1].kind, VerdictKind::kLikelyNoise);
   EXPECT_EQ(r.points[2].kind, VerdictKind::kIrChangedNoPerfChange);
   EXPECT_EQ(r.points[3].kind, VerdictKind::kSlowerIrUnknown);

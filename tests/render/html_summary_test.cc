@@ -97,7 +97,7 @@ TEST(HtmlSummaryTest, OpsRankedByDelta) {
 
 TEST(HtmlSummaryTest, SummaryEscapesNames) {
   diff::DiffResult r = fixture();
-  r.variants[4].kernel = "a<b>";
+  r.variants[4].key.kernel = "a<b>";
   r.warnings.push_back("x & y");
   report::Report m = rep(r);
   std::string s = summary_html(m) + overview_html(m);

@@ -61,10 +61,9 @@ inline diff::StageDiff unchanged_stage(const std::string& stage) {
 inline diff::VariantDiff variant(const std::string& kernel, const std::string& block,
                                  std::vector<diff::StageDiff> stages) {
   diff::VariantDiff v;
-  v.kernel = kernel;
-  v.constexprs["BLOCK"] = block;
-  v.id = kernel + "|" + block;
-  v.head_id = v.id;
+  v.key.kernel = kernel;
+  v.key.constexprs["BLOCK"] = block;
+  v.head_id = v.key.id();
   v.stages = std::move(stages);
   return v;
 }
@@ -89,12 +88,12 @@ inline void finish(diff::DiffResult* r) {
       if (s.status != diff::ChangeStatus::kChanged) continue;
       int32_t gi = -1;
       for (size_t k = 0; k < r->groups.size(); ++k)
-        if (r->groups[k].kernel == r->variants[vi].kernel && r->groups[k].stage == s.stage &&
+        if (r->groups[k].kernel == r->variants[vi].key.kernel && r->groups[k].stage == s.stage &&
             r->groups[k].signature == s.change_signature)
           gi = static_cast<int32_t>(k);
       if (gi < 0) {
         diff::ChangeGroup g;
-        g.kernel = r->variants[vi].kernel;
+        g.kernel = r->variants[vi].key.kernel;
         g.stage = s.stage;
         g.signature = s.change_signature;
         g.lines_added = s.lines_added;

@@ -23,7 +23,7 @@ Affected affected_points(const diff::DiffResult& r) {
                    v.pairing == diff::Pairing::kRemoved;
     if (!changed) continue;
     ++a.changed_variants;
-    const std::string& id = v.head_id.empty() ? v.id : v.head_id;
+    const std::string id = v.head_id.empty() ? v.key.id() : v.head_id;
     if (v.benchmark_points.empty()) {
       a.unattributed.push_back(id);
       continue;

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "ksnap/capture/variant_key.h"
+
 namespace ksnap::diff {
 
 enum class ChangeStatus : uint8_t { kUnchanged, kChanged, kAdded, kRemoved };
@@ -118,10 +120,16 @@ struct OptionChange {
 };
 
 struct VariantDiff {
-  std::string kernel;
-  /// Where the kernel is defined: `module.qualname` when known, else the
-  /// source file; "" for bare caches. Part of the identity: two scripts that
-  /// both define `__main__.matmul_kernel` are two kernels.
+  /// The variant's identity (capture/variant_key.h): BASE's when paired or
+  /// removed, HEAD's when added. Its kernel, signature, constexprs, options
+  /// and id() are read from here; nothing holds copies of them.
+  capture::VariantKey key;
+  /// Where the kernel is defined, as this result names the kernel: BASE's
+  /// spelling (key.source() of a BASE variant of the kernel), HEAD's for a
+  /// kernel BASE lacks. It differs from key.source() only for a variant
+  /// added to a kernel whose source moved (pairing.h matched the kernel by
+  /// path suffix); "" for bare caches. Two scripts that both define
+  /// `__main__.matmul_kernel` are two kernels.
   std::string source;
   /// HEAD's source when it is spelled otherwise (the checkout or the file
   /// moved: the kernel was matched by path suffix or as the one left), else "".
@@ -132,13 +140,7 @@ struct VariantDiff {
   /// `matmul_kernel (bench/a.py)`, `matmul_kernel (suite_kernels)`. Renderers
   /// show it wherever they show the kernel.
   std::string label;
-  std::string id;       ///< BASE's identity when paired (kernel|constexprs|options).
-  std::string head_id;  ///< HEAD's identity ("" when removed).
-  /// Argument specialization (Triton key's [...] list): tells apart variants
-  /// of one id compiled for different shape classes.
-  std::string signature;
-  std::map<std::string, std::string> constexprs;  ///< Name -> JSON text.
-  std::map<std::string, std::string> options;     ///< Explicit compile options, JSON text.
+  std::string head_id;  ///< HEAD's key.id() spelling ("" when removed).
   Pairing pairing = Pairing::kExact;
   /// Index of the variant in the compared builds' `variants` (-1 = absent:
   /// added / removed).
@@ -178,8 +180,8 @@ struct VariantDiff {
   /// Like changed(), but a stage whose change is known unstable does not count.
   bool real_change() const;
   const StageDiff* stage(const std::string& name) const;
-  /// `label`, or `kernel` when no label was set.
-  const std::string& name() const { return label.empty() ? kernel : label; }
+  /// `label`, or the kernel's name when no label was set.
+  const std::string& name() const { return label.empty() ? key.kernel : label; }
 };
 
 /// Identical changes (same kernel and source, stage and change signature) shown once.

@@ -51,6 +51,7 @@
 #include <utility>
 #include <vector>
 
+#include "ksnap/capture/variant_key.h"
 #include "ksnap/perf/bench_results.h"
 
 namespace ksnap::perf {
@@ -63,9 +64,9 @@ const char* ir_status_name(IrStatus s);
 
 /// One compiled kernel variant as the capture recorded it.
 struct VariantInfo {
-  std::string variant_id;
-  std::string kernel;
-  std::vector<std::pair<std::string, std::string>> constexprs;
+  /// The variant's identity (capture/variant_key.h): attribution reads its
+  /// kernel name and constexprs; verdicts name the variant by key.id().
+  capture::VariantKey key;
   std::string bench_script;               ///< "" when the capture saw none
   std::vector<std::string> bench_points;  ///< format_point_label labels, may be empty
   IrStatus ir_status = IrStatus::kUnchanged;

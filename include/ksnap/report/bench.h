@@ -1,5 +1,5 @@
 // Joins benchmark results to an IR diff: each diff variant becomes a
-// perf::VariantInfo (kernel, constexprs, the benchmark script and points the
+// perf::VariantInfo (its VariantKey, the benchmark script and points the
 // capture recorded, IR status), then perf::make_verdicts decides per point.
 #pragma once
 
