@@ -2,25 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 #include <vector>
 
+#include "perf/variant_info_fixture.h"
+
 namespace ksnap::perf {
 namespace {
-
-/// A variant of `kernel` with these constexprs (JSON text), launched by
-/// `script` under these benchmark point labels.
-VariantInfo info(std::string kernel, std::map<std::string, std::string> constexprs,
-                 std::string script, std::vector<std::string> points, IrStatus ir) {
-  VariantInfo v;
-  v.key.kernel = std::move(kernel);
-  v.key.constexprs = std::move(constexprs);
-  v.bench_script = std::move(script);
-  v.bench_points = std::move(points);
-  v.ir_status = ir;
-  return v;
-}
 
 struct CombineCase {
   PerfChange perf;
