@@ -35,7 +35,7 @@ for deb in "${!sha[@]}"; do
   dpkg-deb -x "$work/$deb" "$work/root"
 done
 bin="$work/root/usr/bin"
-version="$("$bin/cmake" --version | head -1)"
+version="$("$bin/cmake" --version)"; version="${version%%$'\n'*}"
 [ "$version" = "cmake version 3.22.1" ] || fail "unpacked cmake says: $version"
 echo "cmake-3.22: $version"
 

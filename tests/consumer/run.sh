@@ -60,8 +60,11 @@ done
 # libksnap_tune.so: versioned SONAME, and nothing but ksnap:: exported.
 version="$(sed -n 's/^project(ksnap VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")"
 soname="libksnap_tune.so.$(cut -d. -f1,2 <<<"$version")"
-readelf -d "$prefix/lib/libksnap_tune.so" | grep -q "Library soname: \[$soname\]" ||
-  fail "libksnap_tune.so has no SONAME $soname: $(readelf -d "$prefix/lib/libksnap_tune.so" | grep SONAME)"
+# Output is captured before grep -q reads it: under pipefail, grep -q closing
+# the pipe early kills the writer with SIGPIPE, and the pipeline fails at random.
+dynamic="$(readelf -d "$prefix/lib/libksnap_tune.so")"
+grep -q "Library soname: \[$soname\]" <<<"$dynamic" ||
+  fail "libksnap_tune.so has no SONAME $soname: $(grep SONAME <<<"$dynamic")"
 exports="$(nm -D --defined-only -C "$prefix/lib/libksnap_tune.so" | cut -d' ' -f3-)"
 [ "$(grep -c 'ksnap::tune::Group::dispatch' <<<"$exports")" -ge 1 ] || fail "libksnap_tune.so does not export Group::dispatch"
 foreign="$(grep -v -E '^((vtable|typeinfo|typeinfo name) for )?ksnap::' <<<"$exports" || true)"
@@ -76,8 +79,9 @@ grep -q -- "-std=c++17 .*pick_variant.cc" "$work/consumer.log" || fail "the cons
 out="$("$work/consumer/pick_variant" "$work/cache.json")" || fail "pick_variant: $out"
 echo "consumer (cmake, static):        $out"
 grep -q "group 1: v1 (separated)" <<<"$out" || fail "unexpected output: $out"
-ldd "$work/consumer/pick_variant_shared" | grep -q "$soname => $prefix/lib/$soname" ||
-  fail "pick_variant_shared does not load $prefix/lib/$soname: $(ldd "$work/consumer/pick_variant_shared")"
+loaded="$(ldd "$work/consumer/pick_variant_shared")"
+grep -qF "$soname => $prefix/lib/$soname" <<<"$loaded" ||
+  fail "pick_variant_shared does not load $prefix/lib/$soname: $loaded"
 out="$("$work/consumer/pick_variant_shared" "$work/cache_shared.json")" || fail "pick_variant_shared: $out"
 echo "consumer (cmake, shared):        $out"
 grep -q "group 1: v1 (separated)" <<<"$out" || fail "unexpected output: $out"
@@ -120,7 +124,8 @@ export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 # shellcheck disable=SC2046
 g++ -std=c++17 -O1 -o "$work/pick_variant_pc" "$src/tests/consumer/pick_variant.cc" \
   $(pkg-config --cflags --libs ksnap-tune) || fail "build with pkg-config"
-if ldd "$work/pick_variant_pc" | grep -q libksnap_tune; then fail "ksnap-tune.pc linked the shared library"; fi
+loaded="$(ldd "$work/pick_variant_pc")"
+if grep -q libksnap_tune <<<"$loaded"; then fail "ksnap-tune.pc linked the shared library"; fi
 out="$("$work/pick_variant_pc" "$work/cache_pc.json")" || fail "pick_variant (pkg-config): $out"
 echo "consumer (pkg-config, static):   $out"
 # shellcheck disable=SC2046

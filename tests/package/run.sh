@@ -82,9 +82,11 @@ for f in usr/bin/ksnap usr/lib/libksnap_tune.a usr/lib/libksnap_diff.a usr/lib/l
 done
 if grep -E '__pycache__|\.pyc$' "$work/contents"; then fail "the package holds bytecode"; fi
 # The shared library is declared (shlibs) and ldconfig runs on install.
-dpkg-deb -I "$deb" shlibs 2>/dev/null | grep -qx "libksnap_tune ${version%.*} ksnap (>= $version)" ||
-  fail "shlibs: $(dpkg-deb -I "$deb" shlibs 2>&1)"
-dpkg-deb -I "$deb" postinst 2>/dev/null | grep -q '^[[:space:]]*ldconfig' || fail "postinst runs no ldconfig: $(dpkg-deb -I "$deb" postinst 2>&1)"
+# (captured first: grep -q on a pipe under pipefail can SIGPIPE the writer)
+shlibs="$(dpkg-deb -I "$deb" shlibs 2>&1 || true)"
+grep -qx "libksnap_tune ${version%.*} ksnap (>= $version)" <<<"$shlibs" || fail "shlibs: $shlibs"
+postinst="$(dpkg-deb -I "$deb" postinst 2>&1 || true)"
+grep -q '^[[:space:]]*ldconfig' <<<"$postinst" || fail "postinst runs no ldconfig: $postinst"
 # Every static library in the package is position-independent: each one,
 # whole, links into a shared object (a non-PIC object fails with "relocation
 # R_X86_64_PC32 ... recompile with -fPIC").

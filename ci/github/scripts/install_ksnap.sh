@@ -93,7 +93,7 @@ case "$mode" in
     curl -fsSL --retry 3 -o "$deb" "$KSNAP_DEB_URL"
     got="$(sha256_of "$deb")"
     [ "$got" = "$KSNAP_DEB_SHA256" ] || { echo "::error::$KSNAP_DEB_URL has SHA-256 $got, not deb-sha256 $KSNAP_DEB_SHA256"; exit 1; }
-    dpkg-deb -f "$deb" Package | grep -qx ksnap || { echo "::error::$KSNAP_DEB_URL is not the ksnap package"; exit 1; }
+    [ "$(dpkg-deb -f "$deb" Package)" = ksnap ] || { echo "::error::$KSNAP_DEB_URL is not the ksnap package"; exit 1; }
     if [ -n "$prefix" ]; then
       dpkg -x "$deb" "$prefix"
       echo "$prefix/usr/bin" >> "$GITHUB_PATH"
