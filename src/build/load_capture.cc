@@ -95,6 +95,7 @@ Expected<Build> load_capture(const std::string& dir) {
     KSNAP_RETURN_IF_ERROR(read_entry_files(m, index, guard, &v));
     b.variants.push_back(std::move(v));
   }
+  share_equal_options(&b);
   // Compiler nondeterminism found by `ksnap capture --repeat` (unstable.h).
   // Confined like every file of the capture: a link out of it is an error.
   KSNAP_ASSIGN_OR_RETURN(std::string unstable, capture::optional_capture_file(dir, "unstable.json"));

@@ -71,6 +71,7 @@ Expected<Build> load_triton_cache(const std::string& path) {
       b.variants.push_back(std::move(v));
     }
   }
+  share_equal_options(&b);
   if (b.variants.empty())
     return make_error(ErrorCode::kNotFound,
                       "neither a capture (no manifest.json) nor a Triton cache (no "

@@ -79,4 +79,11 @@ Expected<TextBuffer> read_stage(const StageFile& f) {
   return read_text_file(f.path);
 }
 
+void share_equal_options(Build* b) {
+  std::vector<OptionMap*> maps;
+  maps.reserve(b->variants.size());
+  for (Variant& v : b->variants) maps.push_back(&v.compile_options);
+  OptionMap::share_equal(maps);
+}
+
 }  // namespace ksnap::build

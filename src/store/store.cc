@@ -319,6 +319,7 @@ Expected<build::Build> Store::load(const std::string& sha, const LoadOptions& o)
     b.variants.push_back(std::move(v));
   }
   KSNAP_RETURN_IF_ERROR(mark_known_unstable(db, &b));
+  build::share_equal_options(&b);
   return b;
 }
 

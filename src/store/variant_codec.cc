@@ -20,7 +20,7 @@ std::string encode_variant(const build::Variant& v, const std::vector<StoredStag
   j["constexprs"] = v.constexprs;
   j["options"] = v.options;
   j["constexprs_known"] = v.constexprs_known;
-  j["compile_options"] = v.compile_options;
+  j["compile_options"] = v.compile_options.map();
   j["cache_dir"] = v.cache_dir;
   j["resources"] = v.resources;
   j["source_file"] = v.source_file;
@@ -83,9 +83,11 @@ Status read_record(const Node& j, StoredVariant* sv) {
         std::pair{"cache_dir", &v.cache_dir}, std::pair{"source_file", &v.source_file},
         std::pair{"benchmark_script", &v.benchmark_script}})
     KSNAP_RETURN_IF_ERROR(field(j, name, dst));
-  for (auto [name, dst] : {std::pair{"constexprs", &v.constexprs}, std::pair{"options", &v.options},
-                           std::pair{"compile_options", &v.compile_options}})
+  for (auto [name, dst] : {std::pair{"constexprs", &v.constexprs}, std::pair{"options", &v.options}})
     KSNAP_RETURN_IF_ERROR(field(j, name, dst));
+  build::OptionMap::Map compile_options;
+  KSNAP_RETURN_IF_ERROR(field(j, "compile_options", &compile_options));
+  v.compile_options = std::move(compile_options);
   KSNAP_RETURN_IF_ERROR(field(j, "constexprs_known", &v.constexprs_known));
   KSNAP_RETURN_IF_ERROR(field(j, "resources", &v.resources));
   KSNAP_RETURN_IF_ERROR(field(j, "source_line", &v.source_line));

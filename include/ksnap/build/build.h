@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ksnap/build/option_map.h"
 #include "ksnap/capture/manifest.h"
 #include "ksnap/capture/recompile.h"
 #include "ksnap/capture/variant_key.h"
@@ -82,7 +83,9 @@ struct Variant : capture::VariantKey {
   const capture::VariantKey& identity() const { return *this; }
   /// Every compile option the compiler recorded (from `<kernel>.json`):
   /// num_warps, num_stages, enable_fp_fusion, arch, ... (JSON value text).
-  std::map<std::string, std::string> compile_options;
+  /// Loaded builds share equal option maps between their variants
+  /// (share_equal_options).
+  OptionMap compile_options;
   std::string cache_dir;            ///< Folder name under cache/ (never used for pairing).
   std::vector<StageFile> stages;    ///< Text stages present, pipeline order.
   std::vector<StageFile> binaries;  ///< cubin / hsaco / zebin / binary spv, by stage name.
@@ -142,6 +145,11 @@ using capture::source_tail;
 
 /// Highest capture format_version this ksnap reads.
 using capture::kCaptureFormatVersion;
+
+/// Makes the variants of `b` whose compile options are equal share one
+/// map (OptionMap::share_equal). The loaders call it; a caller that builds a
+/// Build by hand may.
+void share_equal_options(Build* b);
 
 /// Loads a capture folder or a bare Triton cache folder. Errors name the file
 /// and, for manifests, the line: a manifest that is not JSON, has the wrong
