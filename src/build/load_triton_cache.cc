@@ -65,7 +65,7 @@ Expected<Build> load_triton_cache(const std::string& path) {
         if (it != v.compile_options.end()) v.options[k] = it->second;
       }
       if (b.triton_version.empty() && v.compile_options.count("triton_version")) {
-        std::string tv = v.compile_options["triton_version"];
+        const std::string& tv = v.compile_options.at("triton_version");
         b.triton_version = tv.size() >= 2 ? tv.substr(1, tv.size() - 2) : tv;
       }
       b.variants.push_back(std::move(v));
