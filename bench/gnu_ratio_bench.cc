@@ -69,6 +69,7 @@ std::pair<uint64_t, size_t> make_pair(const std::string& corpus, const std::stri
   uint64_t bytes = 0;
   size_t files = 0;
   for (size_t r = 0; bytes < target_bytes; ++r) {
+    const size_t files_before = files;
     size_t i = 0;
     for (const auto& [id, b] : base) {
       auto h = noise.find(id);
@@ -89,7 +90,7 @@ std::pair<uint64_t, size_t> make_pair(const std::string& corpus, const std::stri
         ++files;
       }
     }
-    if (r > 100000) break;  // an empty corpus: never loop forever
+    if (files == files_before) break;  // no pair of files in the corpus: never loop forever
   }
   return {bytes, files};
 }
@@ -151,12 +152,15 @@ int main(int argc, char** argv) {
   }
   fs::remove_all(work);
   auto [bytes, files] = make_pair(corpus, work, static_cast<uint64_t>(mb * 1e6));
+  if (files == 0) {
+    std::fprintf(stderr, "no base/noise pair of IR files in %s\n", corpus.c_str());
+    return 2;
+  }
   std::printf("pair: %zu IR files per side, %.1f MB in all (%s)\n", files, bytes / 1e6,
               work.c_str());
   const std::string b = work + "/base", h = work + "/head";
   timed("cat " + b + "/* " + h + "/* > /dev/null");  // warm the page cache
-  Timed lines = timed("diff -r " + b + " " + h + " | wc -l > " + work + "/gnu_lines.txt");
-  (void)lines;
+  timed("diff -r " + b + " " + h + " | wc -l > " + work + "/gnu_lines.txt");
   std::ifstream gl(work + "/gnu_lines.txt");
   long gnu_lines = 0;
   gl >> gnu_lines;

@@ -64,8 +64,9 @@ Expected<Build> load_triton_cache(const std::string& path) {
         auto it = v.compile_options.find(k);
         if (it != v.compile_options.end()) v.options[k] = it->second;
       }
-      if (b.triton_version.empty() && v.compile_options.count("triton_version")) {
-        const std::string& tv = v.compile_options.at("triton_version");
+      if (auto it = v.compile_options.find("triton_version");
+          b.triton_version.empty() && it != v.compile_options.end()) {
+        const std::string& tv = it->second;
         b.triton_version = tv.size() >= 2 ? tv.substr(1, tv.size() - 2) : tv;
       }
       b.variants.push_back(std::move(v));

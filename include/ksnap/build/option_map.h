@@ -5,7 +5,8 @@
 // per variant in `<kernel>.json`; they differ only in num_warps and
 // num_stages, so the build has a handful of distinct option sets. After
 // share_equal(), variants with equal options point to one map: 10,000 maps
-// of 28 nodes become a few (about 5 KB less per variant and build).
+// of 28 nodes become a few (a suite diff's heap grows by about 5 KB less
+// per variant: docs/benchmarks.md, "Where the memory goes").
 //
 //   OptionMap a{{"num_warps", "4"}, {"arch", "\"sm90\""}};
 //   OptionMap b = a;          // shares a's map
