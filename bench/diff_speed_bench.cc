@@ -11,6 +11,9 @@
 // history store and diffs the recorded commit against HEAD, as a PR job does
 // against main's history: the store keeps BASE's normalized hashes, so only
 // HEAD is normalized; its time includes loading the commit from the store.
+// Last, a later main commit whose capture is `noise` everywhere is recorded:
+// HEAD's noise texts are then texts the store has read (raw_norm), so the
+// same diff normalizes only HEAD's no_licm replicas.
 //
 // Usage: diff_speed_bench [VARIANTS=10000] [CORPUS_DIR] [WORK_DIR=/tmp/ksnap_bench_10k]
 #include <sys/resource.h>
@@ -37,7 +40,14 @@ json load(const std::string& path) {
   return json::parse(f);
 }
 
-uint64_t make_build(const std::string& corpus, const std::string& out, size_t variants, bool head) {
+/// BASE: `base` files; HEAD: `noise`, every 25th replica `no_licm`;
+/// NOISE_ONLY: `noise` files everywhere (a later main commit whose texts
+/// are HEAD's cosmetic variants).
+enum class Side { kBase, kHead, kNoiseOnly };
+
+uint64_t make_build(const std::string& corpus, const std::string& out, size_t variants,
+                    Side side) {
+  const bool head = side != Side::kBase;
   json base = load(corpus + "/base/manifest.json");
   json noise = load(corpus + "/noise/manifest.json");
   json licm = load(corpus + "/no_licm/manifest.json");
@@ -48,8 +58,9 @@ uint64_t make_build(const std::string& corpus, const std::string& out, size_t va
   size_t n = base["entries"].size();
   for (size_t k = 0; m["entries"].size() < variants; ++k) {
     for (size_t i = 0; i < n && m["entries"].size() < variants; ++i) {
-      const char* src_build = !head ? "base" : (k % 25 == 24 ? "no_licm" : "noise");
-      const json& src = !head ? base : (k % 25 == 24 ? licm : noise);
+      const bool licm_here = side == Side::kHead && k % 25 == 24;
+      const char* src_build = !head ? "base" : (licm_here ? "no_licm" : "noise");
+      const json& src = !head ? base : (licm_here ? licm : noise);
       json e = src["entries"][i];
       e["constexprs"]["REPLICA"] = k;
       std::string cdir = e["cache_dir"].get<std::string>();
@@ -93,8 +104,8 @@ int main(int argc, char** argv) {
   std::string corpus = argc > 2 ? argv[2] : KSNAP_CORPUS_DIR;
   std::string work = argc > 3 ? argv[3] : "/tmp/ksnap_bench_10k";
   fs::remove_all(work);
-  uint64_t bb = make_build(corpus, work + "/base", variants, false);
-  uint64_t hb = make_build(corpus, work + "/head", variants, true);
+  uint64_t bb = make_build(corpus, work + "/base", variants, Side::kBase);
+  uint64_t hb = make_build(corpus, work + "/head", variants, Side::kHead);
   std::printf("pair: %zu variants per build, %.2f GB + %.2f GB of IR and binaries (%s)\n", variants,
               bb / 1e9, hb / 1e9, work.c_str());
   // Warm the page cache so every tool below reads from memory.
@@ -173,6 +184,53 @@ int main(int argc, char** argv) {
           "ksnap diff <recorded commit> head --jobs %u: %.2f s, CPU %.2f s (%zu changed), "
           "%.2fx the folder pair's time\n",
           jobs, d, cpu_seconds() - c1, r->changed_stage_count(), d / t_jobs[jobs]);
+    }
+  }
+  // A later main commit recorded NOISE_ONLY: HEAD's noise files are texts
+  // the store has read, so `ksnap diff <BASE's commit> head` looks them up
+  // (Build::known_texts) instead of normalizing them.
+  {
+    make_build(corpus, work + "/noise_only", variants, Side::kNoiseOnly);
+    auto noise_only = build::load_build(work + "/noise_only");
+    auto st = store::Store::open(work + "/history.db", false);
+    if (!noise_only || !st) {
+      std::fprintf(stderr, "cannot record NOISE_ONLY\n");
+      return 2;
+    }
+    store::RecordOptions ro;
+    ro.sha = std::string(40, 'c');
+    ro.parents = {std::string(40, 'b')};
+    auto t0 = std::chrono::steady_clock::now();
+    auto rec = st->record(*noise_only, ro);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!rec) {
+      std::fprintf(stderr, "%s\n", rec.status().to_string().c_str());
+      return 2;
+    }
+    std::printf("record NOISE_ONLY as a later commit: %.2f s (%zu stages, %zu blobs)\n", s,
+                rec->stages, rec->new_blobs);
+    for (unsigned jobs : {1u, 2u}) {
+      diff::DiffOptions o;
+      o.jobs = jobs;
+      double c1 = cpu_seconds();
+      auto t1 = std::chrono::steady_clock::now();
+      auto recorded = st->load(std::string(40, 'b'));
+      auto head = build::load_build(work + "/head");
+      if (!recorded || !head) {
+        std::fprintf(stderr, "cannot load the pair\n");
+        return 2;
+      }
+      auto r = diff::diff_builds(*recorded, *head, o);
+      double d = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+      if (!r) {
+        std::fprintf(stderr, "%s\n", r.status().to_string().c_str());
+        return 2;
+      }
+      std::printf(
+          "ksnap diff <BASE's commit> head, HEAD's texts seen --jobs %u: %.2f s, CPU %.2f s "
+          "(%zu changed), %.2fx the folder pair's, %.2fx the store run above\n",
+          jobs, d, cpu_seconds() - c1, r->changed_stage_count(), d / t_jobs[jobs],
+          d / t_store[jobs]);
     }
   }
   double t_diff = seconds_of("diff -r " + work + "/base " + work + "/head > /dev/null 2>&1");

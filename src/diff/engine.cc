@@ -6,7 +6,10 @@
 //                                    normalized_hash: a recorded commit) is
 //                                    not normalized for this test, and HEAD
 //                                    bytes equal to what a recorded file had
-//                                    (StageFile::raw_hash) are unchanged;
+//                                    (StageFile::raw_hash) are unchanged, and
+//                                    so are HEAD bytes any record read
+//                                    whose kept hash matches
+//                                    (Build::known_texts);
 //   otherwise                     -> normalize both, structural diff.
 // A stage that cannot be read, normalized or diffed never fails the run: it
 // gets StageDiff::fallback (the reason, with file:line for malformed IR) and
@@ -43,6 +46,8 @@ struct Task {
   const build::StageFile* base;
   const build::StageFile* head;
   bool binary = false;  ///< Slot in VariantDiff::binaries, compared by bytes.
+  /// Texts BASE's source has seen (Build::known_texts), or null.
+  const build::KnownTexts* known = nullptr;
 };
 
 /// Hash and size of a binary artifact's bytes.
@@ -180,12 +185,27 @@ bool decided_without_base_text(const Task& t, const DiffOptions& opts, ir::Diale
   const Expected<TextBuffer>& hb = **head;
   if (!hb) return false;
   const std::string& base_text = *base.text;
-  if ((base_text.size() == hb->size() && std::string_view(base_text) == hb->view()) ||
-      (!base.raw_hash.empty() && hash128_hex(hb->view()) == base.raw_hash)) {
+  if (base_text.size() == hb->size() && std::string_view(base_text) == hb->view()) {
     sd->status = ChangeStatus::kUnchanged;  // the bytes BASE had (NUL-checked as HEAD's)
     return true;
   }
+  const std::string head_raw = hash128_hex(hb->view());
+  if (!base.raw_hash.empty() && head_raw == base.raw_hash) {
+    sd->status = ChangeStatus::kUnchanged;
+    return true;
+  }
   if (!kept) return false;
+  // HEAD's bytes as some record read them (any commit, any variant): their
+  // hash under these rules is known, so they need no normalizing to match.
+  if (t.known) {
+    std::optional<uint64_t> seen = t.known->normalized_hash(head_raw, ir::dialect_name(d));
+    if (seen && *seen == *base.normalized_hash) {
+      sd->base_hash = sd->head_hash = *seen;
+      sd->status = ChangeStatus::kUnchanged;
+      return true;
+    }
+    if (seen) return false;  // changed: the general path normalizes both sides
+  }
   auto hh = norm::normalized_hash(*hb, d);
   if (!hh || *hh != *base.normalized_hash) return false;
   sd->base_hash = *base.normalized_hash;
@@ -505,7 +525,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       // Known nondeterminism of either side; kept only if the stage changed.
       sd.unstable = (b && b->unstable(st)) || (h && h->unstable(st));
       v.stages.push_back(sd);
-      tasks.push_back({vi, v.stages.size() - 1, bf, hf});
+      tasks.push_back({vi, v.stages.size() - 1, bf, hf, false, base.known_texts.get()});
     }
     for (const std::string& st : binary_stage_names(b, h, opts.stages))
       add_binary(b, h, st, vi, &v, &tasks);

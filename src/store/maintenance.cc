@@ -15,10 +15,12 @@ namespace ksnap::store {
 namespace {
 
 /// Checks one blob row; appends to `problems` / `renormalized`.
-/// `kept`: the kept normalized hashes of this norm::kHashVersion, by blob id.
+/// `kept`: the kept normalized hashes of this norm::kHashVersion, by blob id;
+/// `raw_rows`: raw_norm's hashes of this version, by (raw hash, dialect).
+using RawRows = std::map<std::pair<std::string, std::string>, std::string>;
 void check_blob(const std::string& id, const std::string& raw_hash, int64_t raw_size,
                 const std::string& frame, const std::map<std::string, std::string>& kept,
-                VerifyReport* r) {
+                const RawRows& raw_rows, VerifyReport* r) {
   auto text = decode_blob(id, raw_hash, raw_size, frame);
   if (!text) {
     r->problems.push_back(text.status().message());
@@ -48,6 +50,12 @@ void check_blob(const std::string& id, const std::string& raw_hash, int64_t raw_
   if (k != kept.end() && (!h || k->second != hex64(*h)))
     r->problems.push_back("blob " + id + ": its kept normalized hash " + k->second +
                           " is not its text's (" + (h ? hex64(*h) : h.status().message()) + ")");
+  // So would a wrong raw_norm row for the blob's own text.
+  auto w = raw_rows.find({raw_hash, dialect});
+  if (w != raw_rows.end() && (!h || w->second != hex64(*h)))
+    r->problems.push_back("raw text " + raw_hash + " (" + dialect + ", the text of blob " + id +
+                          "): its normalized hash " + w->second + " is not its text's (" +
+                          (h ? hex64(*h) : h.status().message()) + ")");
 }
 
 }  // namespace
@@ -76,6 +84,22 @@ Expected<VerifyReport> verify(Store& store) {
       kept[q.text(0)] = q.text(1);
     }
   }
+  RawRows raw_rows;
+  KSNAP_ASSIGN_OR_RETURN(bool has_raw, has_raw_norm(db));
+  if (has_raw) {
+    KSNAP_ASSIGN_OR_RETURN(
+        Stmt q, db.prepare("SELECT raw_hash, dialect, hash FROM raw_norm WHERE version=?"));
+    q.bind(1, static_cast<int64_t>(norm::kHashVersion));
+    for (;;) {
+      KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
+      if (!row) break;
+      std::string h = q.text(2);
+      if (!is_hex16(h))
+        r.problems.push_back("raw text " + q.text(0) + " (" + q.text(1) +
+                             "): its normalized hash is not 16 hex digits");
+      raw_rows[{q.text(0), q.text(1)}] = std::move(h);
+    }
+  }
   std::set<std::string> blob_ids;
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("SELECT id, raw_hash, raw_size, data FROM blobs"));
@@ -85,7 +109,7 @@ Expected<VerifyReport> verify(Store& store) {
       ++r.blobs;
       r.raw_bytes += q.integer(2);
       blob_ids.insert(q.text(0));
-      check_blob(q.text(0), q.text(1), q.integer(2), q.blob(3), kept, &r);
+      check_blob(q.text(0), q.text(1), q.integer(2), q.blob(3), kept, raw_rows, &r);
     }
   }
   std::map<std::string, std::map<std::string, std::string>> vblobs;  // record -> stage -> blob
@@ -200,6 +224,10 @@ Expected<GcReport> gc(Store& store, bool vacuum) {
         db.exec("DELETE FROM raw_index WHERE blob NOT IN (SELECT id FROM blobs)"));
     KSNAP_RETURN_IF_ERROR(
         db.exec("DELETE FROM norm_hashes WHERE blob NOT IN (SELECT id FROM blobs)"));
+    KSNAP_ASSIGN_OR_RETURN(bool raw_norm, has_raw_norm(db));
+    if (raw_norm)  // a text no raw_index row knows any more is forgotten with it
+      KSNAP_RETURN_IF_ERROR(db.exec(
+          "DELETE FROM raw_norm WHERE raw_hash NOT IN (SELECT raw_hash FROM raw_index)"));
     KSNAP_RETURN_IF_ERROR(t.commit());
   }
   if (vacuum) KSNAP_RETURN_IF_ERROR(db.exec("VACUUM"));

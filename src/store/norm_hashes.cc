@@ -29,9 +29,7 @@ Expected<std::optional<uint64_t>> kept_hash(Db& db, const std::string& blob_id) 
   KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
   if (!row) return std::optional<uint64_t>();
   const std::string h = q.text(0);
-  bool hex = h.size() == 16;
-  for (char c : h) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
-  if (!hex)
+  if (!is_hex16(h))
     return make_error(ErrorCode::kCorrupt,
                       "the kept normalized hash of blob " + blob_id + " is not 16 hex digits",
                       {db.path(), 0, 0});

@@ -74,6 +74,9 @@ struct Plan {
   std::map<std::string, uint64_t> new_norm_hashes;   // blob id -> hash (kHashVersion)
   std::set<std::string> norm_checked;                // blob ids whose kept hash is settled
   std::map<std::string, std::string> new_raw_index;  // raw hash -> blob id
+  /// (raw hash, dialect) -> normalized hash (kHashVersion), and the keys settled.
+  std::map<std::pair<std::string, std::string>, uint64_t> new_raw_norm;
+  std::set<std::pair<std::string, std::string>> raw_norm_checked;
   std::map<std::string, NewVariant> new_variants;    // record id -> record
   std::vector<std::string> variant_ids;
 };
@@ -114,10 +117,36 @@ Status plan_kept_hash(Db& db, const std::string& id, const std::string& stage,
   return Status::ok();
 }
 
+/// Settles the normalized hash of raw text `text` (XXH3-128 `raw_hash`) of
+/// stage `stage` (raw_norm): a text this plan named blob `id` by normalizing
+/// it has its hash in the id; a text the store knew already keeps its row,
+/// or is normalized once when it has none of this kHashVersion.
+Status plan_raw_norm(Db& db, bool has_table, const std::string& stage, const std::string& id,
+                     bool named_now, const TextBuffer& text, const std::string& raw_hash,
+                     Plan* p) {
+  ir::Dialect d;
+  if (!ir::dialect_for_stage(stage, &d)) return Status::ok();
+  std::pair<std::string, std::string> key{raw_hash, ir::dialect_name(d)};
+  if (!p->raw_norm_checked.insert(key).second) return Status::ok();
+  if (named_now) {
+    if (blob_dialect(id) == key.second)
+      p->new_raw_norm[key] = std::strtoull(id.c_str() + id.rfind(':') + 1, nullptr, 16);
+    return Status::ok();  // else not normalizable: no row, the diff finds out itself
+  }
+  if (has_table) {
+    KSNAP_ASSIGN_OR_RETURN(std::optional<uint64_t> kept, raw_norm_hash(db, raw_hash, key.second));
+    if (kept) return Status::ok();
+  }
+  auto h = norm::normalized_hash(text, d);
+  if (h) p->new_raw_norm[key] = *h;
+  return Status::ok();
+}
+
 /// Reads, hashes, normalizes and compresses what the store lacks.
 Expected<Plan> make_plan(Db& db, const build::Build& b, const RecordOptions& o) {
   Plan p;
   RecordStats& st = p.st;
+  KSNAP_ASSIGN_OR_RETURN(bool has_raw_norm_table, has_raw_norm(db));
   for (const build::Variant& v : b.variants) {
     std::vector<StoredStage> stages;
     for (const build::StageFile& f : v.stages) {
@@ -126,6 +155,7 @@ Expected<Plan> make_plan(Db& db, const build::Build& b, const RecordOptions& o) 
       st.input_bytes += text.size();
       std::string raw_hash = hash128_hex(text.view());
       std::string id;
+      bool named_now = false;
       auto seen = p.new_raw_index.find(raw_hash);
       if (seen != p.new_raw_index.end()) {
         id = seen->second;
@@ -136,6 +166,7 @@ Expected<Plan> make_plan(Db& db, const build::Build& b, const RecordOptions& o) 
         } else {
           std::string warning;
           id = blob_id_for(f.stage, text, &warning);
+          named_now = true;
           if (!warning.empty()) st.warnings.push_back(warning);
           p.new_raw_index[raw_hash] = id;
         }
@@ -150,6 +181,8 @@ Expected<Plan> make_plan(Db& db, const build::Build& b, const RecordOptions& o) 
         }
       }
       KSNAP_RETURN_IF_ERROR(plan_kept_hash(db, id, f.stage, text, raw_hash, &p));
+      KSNAP_RETURN_IF_ERROR(
+          plan_raw_norm(db, has_raw_norm_table, f.stage, id, named_now, text, raw_hash, &p));
       stages.push_back(StoredStage{f.stage, id, capture_path(b, v, f), raw_hash});
     }
     std::string json_text = encode_variant(v, stages);
@@ -255,6 +288,12 @@ Expected<RecordStats> Store::record(const build::Build& b, const RecordOptions& 
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT OR IGNORE INTO raw_index VALUES(?, ?)"));
     for (const auto& [raw, id] : plan.new_raw_index) KSNAP_RETURN_IF_ERROR(q.run_with(raw, id));
+  }
+  {
+    KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT OR IGNORE INTO raw_norm VALUES(?, ?, ?, ?)"));
+    for (const auto& [key, h] : plan.new_raw_norm)
+      KSNAP_RETURN_IF_ERROR(q.run_with(key.first, key.second,
+                                       static_cast<int64_t>(norm::kHashVersion), hex64(h)));
   }
   {
     KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("INSERT OR IGNORE INTO variants VALUES(?, ?, ?, ?)"));

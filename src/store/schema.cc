@@ -76,15 +76,44 @@ CREATE TABLE IF NOT EXISTS norm_hashes(
   PRIMARY KEY(blob, version)) WITHOUT ROWID;
 )sql";
 
+/// Added in schema version 4: the normalized hash of every raw text a record
+/// read, by dialect and normalizer version (docs/history-store.md, "Raw
+/// texts seen before"), so that a diff against a recorded commit need not
+/// normalize a file whose bytes some record already normalized.
+constexpr const char* kRawNormTable = R"sql(
+CREATE TABLE IF NOT EXISTS raw_norm(
+  raw_hash TEXT NOT NULL,       -- XXH3-128 of a text seen by record
+  dialect TEXT NOT NULL,        -- ir::dialect_name it was lexed as
+  version INTEGER NOT NULL,     -- norm::kHashVersion of the normalizer that hashed it
+  hash TEXT NOT NULL,           -- its normalized hash (default options), 16 hex digits
+  PRIMARY KEY(raw_hash, dialect, version)) WITHOUT ROWID;
+)sql";
+
+/// 3 -> 4 also fills raw_norm from what version 3 knew: each blob's own text
+/// (blobs.raw_hash) with its kept hashes. Other raw texts of raw_index map to
+/// a blob whose text may normalize differently under newer rules, so they
+/// get rows only when a record reads them again.
+constexpr const char* kRawNormBackfill = R"sql(
+INSERT OR IGNORE INTO raw_norm(raw_hash, dialect, version, hash)
+  SELECT b.raw_hash, substr(b.id, 3, instr(substr(b.id, 3), ':') - 1), n.version, n.hash
+  FROM blobs b JOIN norm_hashes n ON n.blob = b.id WHERE b.id LIKE 'n:%:%';
+)sql";
+
 /// Upgrades a store of version `from` to `from + 1` in place (one write
 /// transaction): 1 -> 2 adds the unstable table, 2 -> 3 the index of
-/// normalized hashes. Another process may have upgraded it meanwhile.
+/// normalized hashes, 3 -> 4 the normalized hashes of raw texts. Another
+/// process may have upgraded it meanwhile.
 Status migrate_one(Db& db, int from) {
   KSNAP_ASSIGN_OR_RETURN(Transaction t, Transaction::begin(db, true));
   KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare("SELECT value FROM meta WHERE key='schema_version'"));
   KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
   if (!row || q.text(0) != std::to_string(from)) return Status::ok();  // checked again below
-  KSNAP_RETURN_IF_ERROR(db.exec(from == 1 ? kUnstableTable : kNormHashesTable));
+  if (from == 3) {
+    KSNAP_RETURN_IF_ERROR(db.exec(kRawNormTable));
+    KSNAP_RETURN_IF_ERROR(db.exec(kRawNormBackfill));
+  } else {
+    KSNAP_RETURN_IF_ERROR(db.exec(from == 1 ? kUnstableTable : kNormHashesTable));
+  }
   KSNAP_RETURN_IF_ERROR(db.exec("UPDATE meta SET value='" + std::to_string(from + 1) +
                                 "' WHERE key='schema_version'"));
   return t.commit();
@@ -128,6 +157,7 @@ Status create_schema(Db& db, bool create) {
   KSNAP_RETURN_IF_ERROR(db.exec(kSchema));
   KSNAP_RETURN_IF_ERROR(db.exec(kUnstableTable));
   KSNAP_RETURN_IF_ERROR(db.exec(kNormHashesTable));
+  KSNAP_RETURN_IF_ERROR(db.exec(kRawNormTable));
   KSNAP_RETURN_IF_ERROR(db.exec("INSERT INTO meta VALUES('schema_version', '" +
                                 std::to_string(kSchemaVersion) + "')"));
   return t->commit();
@@ -142,8 +172,9 @@ Status ensure_schema(Db& db, bool create) {
   if (*has_meta == 0) KSNAP_RETURN_IF_ERROR(create_schema(db, create));
   KSNAP_ASSIGN_OR_RETURN(std::string v, schema_version(db));
   static const char* const kAdds[] = {"", "the table of unstable variant-stages",
-                                      "the index of normalized hashes"};
-  while ((v == "1" || v == "2") && !db.read_only()) {
+                                      "the index of normalized hashes",
+                                      "the normalized hashes of raw texts"};
+  while ((v == "1" || v == "2" || v == "3") && !db.read_only()) {
     int from = v[0] - '0';
     Status up = migrate_one(db, from);
     if (!up.is_ok())
@@ -154,9 +185,9 @@ Status ensure_schema(Db& db, bool create) {
                         {db.path(), 0, 0});
     KSNAP_ASSIGN_OR_RETURN(v, schema_version(db));
   }
-  // A reader takes versions 1 and 2 as they are: they lack only tables that
-  // read as empty (read_unstable_facts, kept normalized hashes).
-  if ((v == "1" || v == "2") && db.read_only()) return Status::ok();
+  // A reader takes versions 1 to 3 as they are: they lack only tables that
+  // read as empty (read_unstable_facts, kept normalized hashes, raw_norm).
+  if ((v == "1" || v == "2" || v == "3") && db.read_only()) return Status::ok();
   if (v != std::to_string(kSchemaVersion))
     return make_error(ErrorCode::kUnsupported,
                       "history store schema version " + v +

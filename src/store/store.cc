@@ -320,6 +320,14 @@ Expected<build::Build> Store::load(const std::string& sha, const LoadOptions& o)
   }
   KSNAP_RETURN_IF_ERROR(mark_known_unstable(db, &b));
   build::share_equal_options(&b);
+  // Every raw text any record read, for the other side of a diff. Only a
+  // shortcut: a store that cannot be opened again leaves it null and the
+  // diff normalizes what it would have looked up.
+  KSNAP_ASSIGN_OR_RETURN(bool raw_norm, has_raw_norm(db));
+  if (raw_norm) {
+    auto known = open_known_texts(impl_->path);
+    if (known) b.known_texts = std::move(*known);
+  }
   return b;
 }
 

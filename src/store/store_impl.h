@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,5 +49,22 @@ Expected<std::optional<uint64_t>> kept_hash(Db& db, const std::string& blob_id);
 /// The dialect a normalized blob id names ("n:mlir:..." -> "mlir"), "" for
 /// raw ids.
 std::string_view blob_dialect(std::string_view blob_id);
+
+// Normalized hashes of raw texts (src/store/raw_norm.cc, table raw_norm).
+
+/// True for 16 lowercase hex digits: how a kept normalized hash is written.
+bool is_hex16(std::string_view h);
+
+/// True when the store has the raw_norm table (schema version 4; an older
+/// store opened read-only has none).
+Expected<bool> has_raw_norm(Db& db);
+/// The normalized hash, under norm::kHashVersion, of the text whose XXH3-128
+/// is `raw_hash` lexed as `dialect` (ir::dialect_name), if a record kept it.
+/// Errors: a kept hash that is not 16 hex digits (kCorrupt).
+Expected<std::optional<uint64_t>> raw_norm_hash(Db& db, const std::string& raw_hash,
+                                                std::string_view dialect);
+/// The table as a build::KnownTexts for Build::known_texts, on a read-only
+/// connection of its own to the store at `path`.
+Expected<std::shared_ptr<const build::KnownTexts>> open_known_texts(const std::string& path);
 
 }  // namespace ksnap::store

@@ -220,10 +220,10 @@ TEST_F(HostileStoreCli, ReadOnlyCommandsLeaveTheStoreByteIdentical) {
        [&] {
          std::string p = copy("newer");
          run_sql(p, "PRAGMA journal_mode=DELETE");
-         run_sql(p, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+         run_sql(p, "UPDATE meta SET value = '5' WHERE key = 'schema_version'");
          return p;
        },
-       2, "history store schema version 4; this ksnap reads and writes version 3", true},
+       2, "history store schema version 5; this ksnap reads and writes version 4", true},
       {"empty file",
        [&] {
          std::string p = tmp_.path + "/empty.db";

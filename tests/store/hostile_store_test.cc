@@ -256,9 +256,9 @@ TEST(ReadOnlyStoreTest, ReadersNeverWriteAndNewerSchemasAreRefusedUnchanged) {
        [&](const std::string& p) {
          fs::copy_file(normal, p);
          run_sql(p, "PRAGMA journal_mode=DELETE");
-         run_sql(p, "UPDATE meta SET value='4' WHERE key='schema_version'");
+         run_sql(p, "UPDATE meta SET value='5' WHERE key='schema_version'");
        },
-       ErrorCode::kUnsupported, ErrorCode::kUnsupported, "schema version 4"},
+       ErrorCode::kUnsupported, ErrorCode::kUnsupported, "schema version 5"},
       {"empty file", [](const std::string& p) { std::ofstream(p).flush(); }, ErrorCode::kNotFound,
        ErrorCode::kNotFound, "not a ksnap history store"},
       {"version 2",

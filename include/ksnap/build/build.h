@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ksnap/build/known_texts.h"
 #include "ksnap/build/option_map.h"
 #include "ksnap/capture/manifest.h"
 #include "ksnap/capture/recompile.h"
@@ -129,6 +130,10 @@ struct Build {
   std::vector<Variant> variants;
   /// Variants a recompile into this capture failed or skipped (recompile.json).
   std::vector<NotRebuilt> not_rebuilt;
+  /// Texts this build's source has seen in any build, not only this one
+  /// (the history store: every text recorded); null for a folder. The diff
+  /// engine asks it about the other side's bytes before normalizing them.
+  std::shared_ptr<const KnownTexts> known_texts;
 };
 
 // Identity helpers, defined once in capture/variant_key.h and used here

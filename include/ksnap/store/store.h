@@ -37,9 +37,10 @@ inline constexpr const char* kDefaultStorePath = ".ksnap/history.db";
 std::string default_store_path();
 /// Store layout version written to and checked in the `meta` table. Version
 /// 2 added the `unstable` table, version 3 `norm_hashes` (kept normalized
-/// hashes); an older store is upgraded when opened for writing and read as
-/// it is when opened read-only.
-inline constexpr int kSchemaVersion = 3;
+/// hashes), version 4 `raw_norm` (normalized hashes of raw texts); an older
+/// store is upgraded when opened for writing and read as it is when opened
+/// read-only.
+inline constexpr int kSchemaVersion = 4;
 /// zstd level for new blobs unless RecordOptions says otherwise.
 inline constexpr int kDefaultLevel = 12;
 

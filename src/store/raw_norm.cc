@@ -1,0 +1,92 @@
+// Normalized hashes of raw texts: table raw_norm (schema version 4).
+//
+// Worked example: commit A records matmul.llir (raw XXH3-128 9f3c...), whose
+// text normalizes to 1f2e... under norm::kHashVersion 2: the record writes
+// the row (9f3c..., "llvm", 2, "1f2e..."). Later a PR's capture has exactly
+// those bytes again, for a variant that `ksnap diff B pr` pairs with commit
+// B's matmul.llir (kept hash 1f2e...): the diff hashes the PR file's bytes,
+// finds the row and decides "unchanged" without normalizing them. A row of
+// another version is never used (the rules changed; the text may hash
+// differently now); the next record that reads the text writes this
+// version's row.
+#include <cstdlib>
+#include <mutex>
+
+#include "ksnap/normalize/normalize.h"
+#include "store/store_impl.h"
+
+namespace ksnap::store {
+
+bool is_hex16(std::string_view h) {
+  if (h.size() != 16) return false;
+  for (char c : h)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+namespace {
+
+/// A read-only connection of its own, so that it outlives the Store that
+/// made it and never writes; one lookup at a time.
+class StoreKnownTexts final : public build::KnownTexts {
+ public:
+  explicit StoreKnownTexts(Db db) : db_(std::move(db)) {}
+  std::optional<uint64_t> normalized_hash(std::string_view raw_hash,
+                                          std::string_view dialect) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!q_) {
+      auto q = db_.prepare(
+          "SELECT hash FROM raw_norm WHERE raw_hash=? AND dialect=? AND version=?");
+      if (!q) return std::nullopt;
+      q_.emplace(std::move(*q));
+    }
+    q_->reset();
+    q_->bind(1, raw_hash);
+    q_->bind(2, dialect);
+    q_->bind(3, static_cast<int64_t>(norm::kHashVersion));
+    auto row = q_->step();
+    if (!row || !*row) return std::nullopt;
+    const std::string h = q_->text(0);
+    if (!is_hex16(h)) return std::nullopt;  // a damaged row: normalize instead (verify names it)
+    return std::strtoull(h.c_str(), nullptr, 16);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable Db db_;
+  mutable std::optional<Stmt> q_;
+};
+
+}  // namespace
+
+Expected<bool> has_raw_norm(Db& db) {
+  KSNAP_ASSIGN_OR_RETURN(
+      int64_t n,
+      db.query_int("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='raw_norm'"));
+  return n != 0;
+}
+
+Expected<std::optional<uint64_t>> raw_norm_hash(Db& db, const std::string& raw_hash,
+                                                std::string_view dialect) {
+  KSNAP_ASSIGN_OR_RETURN(
+      Stmt q, db.prepare("SELECT hash FROM raw_norm WHERE raw_hash=? AND dialect=? AND version=?"));
+  q.bind(1, raw_hash);
+  q.bind(2, dialect);
+  q.bind(3, static_cast<int64_t>(norm::kHashVersion));
+  KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
+  if (!row) return std::optional<uint64_t>();
+  const std::string h = q.text(0);
+  if (!is_hex16(h))
+    return make_error(ErrorCode::kCorrupt,
+                      "the normalized hash of raw text " + raw_hash + " is not 16 hex digits",
+                      {db.path(), 0, 0});
+  return std::optional<uint64_t>(std::strtoull(h.c_str(), nullptr, 16));
+}
+
+Expected<std::shared_ptr<const build::KnownTexts>> open_known_texts(const std::string& path) {
+  KSNAP_ASSIGN_OR_RETURN(Db db, Db::open_read_only(path));
+  return std::shared_ptr<const build::KnownTexts>(
+      std::make_shared<StoreKnownTexts>(std::move(db)));
+}
+
+}  // namespace ksnap::store
