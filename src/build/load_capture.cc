@@ -90,12 +90,13 @@ Expected<Build> load_capture(const std::string& dir) {
 
   PathGuard guard(dir);
   b.variants.reserve(m.entries.size());
+  OptionMap::Pool options;  // equal options shared as they are read
   for (size_t index = 0; index < m.entries.size(); ++index) {
     Variant v = variant_of(m.entries[index]);
     KSNAP_RETURN_IF_ERROR(read_entry_files(m, index, guard, &v));
+    options.share(&v.compile_options);
     b.variants.push_back(std::move(v));
   }
-  share_equal_options(&b);
   // Compiler nondeterminism found by `ksnap capture --repeat` (unstable.h).
   // Confined like every file of the capture: a link out of it is an error.
   KSNAP_ASSIGN_OR_RETURN(std::string unstable, capture::optional_capture_file(dir, "unstable.json"));

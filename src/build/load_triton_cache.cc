@@ -44,6 +44,7 @@ Expected<Build> load_triton_cache(const std::string& path) {
   std::string trimmed = path.substr(0, path.find_last_not_of('/') + 1);
   b.name = trimmed.substr(trimmed.rfind('/') + 1);
   PathGuard guard(dir);
+  OptionMap::Pool options;  // equal options shared as they are read
   for (const std::string& h : list_dir(dir)) {
     if (!is_directory(dir + "/" + h)) continue;  // a file or a dangling link: not a variant
     auto vdir = guard.resolve(h, PathGuard::kDirectory);
@@ -69,10 +70,10 @@ Expected<Build> load_triton_cache(const std::string& path) {
         const std::string& tv = it->second;
         b.triton_version = tv.size() >= 2 ? tv.substr(1, tv.size() - 2) : tv;
       }
+      options.share(&v.compile_options);
       b.variants.push_back(std::move(v));
     }
   }
-  share_equal_options(&b);
   if (b.variants.empty())
     return make_error(ErrorCode::kNotFound,
                       "neither a capture (no manifest.json) nor a Triton cache (no "

@@ -21,29 +21,29 @@ std::string& OptionMap::operator[](const std::string& k) {
   return (*p_)[k];
 }
 
-void OptionMap::share_equal(const std::vector<OptionMap*>& maps) {
-  // Content hash -> the first maps seen with it (equal hashes are compared
-  // in full, so a collision only costs a comparison).
-  std::unordered_map<uint64_t, std::vector<OptionMap*>> seen;
-  for (OptionMap* m : maps) {
-    if (!m->p_) continue;
-    Hasher h;
-    for (const auto& [k, v] : *m->p_) {
-      h.update(k);
-      h.update(std::string_view("\0", 1));
-      h.update(v);
-      h.update(std::string_view("\0", 1));
-    }
-    std::vector<OptionMap*>& same = seen[h.digest()];
-    bool shared = false;
-    for (OptionMap* first : same)
-      if (first->p_ == m->p_ || *first->p_ == *m->p_) {
-        m->p_ = first->p_;
-        shared = true;
-        break;
-      }
-    if (!shared) same.push_back(m);
+void OptionMap::Pool::share(OptionMap* m) {
+  if (!m->p_) return;
+  // Content hash -> the maps seen with it (equal hashes are compared in
+  // full, so a collision only costs a comparison).
+  Hasher h;
+  for (const auto& [k, v] : *m->p_) {
+    h.update(k);
+    h.update(std::string_view("\0", 1));
+    h.update(v);
+    h.update(std::string_view("\0", 1));
   }
+  std::vector<std::shared_ptr<Map>>& same = seen_[h.digest()];
+  for (const std::shared_ptr<Map>& first : same)
+    if (first == m->p_ || *first == *m->p_) {
+      m->p_ = first;
+      return;
+    }
+  same.push_back(m->p_);
+}
+
+void OptionMap::share_equal(const std::vector<OptionMap*>& maps) {
+  Pool pool;
+  for (OptionMap* m : maps) pool.share(m);
 }
 
 }  // namespace ksnap::build

@@ -481,6 +481,7 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
   };
   std::vector<Task> tasks;
   std::map<std::string, const build::Variant*> variant_of;  // source -> a variant defined there
+  r.variants.reserve(pairs.size());  // exact sizes: at 100,000 variants slack is megabytes
   for (const VariantPair& p : pairs) {
     const build::Variant* b = p.base >= 0 ? &base.variants[p.base] : nullptr;
     const build::Variant* h = p.head >= 0 ? &head.variants[p.head] : nullptr;
@@ -516,6 +517,9 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
     v.benchmark_script = bm->benchmark_script;
     if (v.benchmark_points.empty() && b) v.benchmark_points = b->benchmark_points;
     size_t vi = r.variants.size();
+    v.stages.reserve(static_cast<size_t>(std::count_if(
+        stages.begin(), stages.end(),
+        [&](const std::string& st) { return (b && b->stage(st)) || (h && h->stage(st)); })));
     for (const std::string& st : stages) {
       const build::StageFile* bf = b ? b->stage(st) : nullptr;
       const build::StageFile* hf = h ? h->stage(st) : nullptr;

@@ -4,7 +4,8 @@
 // Worked example. A capture of 10,000 variants records 28 compile options
 // per variant in `<kernel>.json`; they differ only in num_warps and
 // num_stages, so the build has a handful of distinct option sets. After
-// share_equal(), variants with equal options point to one map: 10,000 maps
+// share_equal() (or, while loading, a Pool), variants with equal options
+// point to one map: 10,000 maps
 // of 28 nodes become a few (a suite diff's heap grows by about 5 KB less
 // per variant: docs/benchmarks.md, "Where the memory goes").
 //
@@ -21,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ksnap::build {
@@ -52,6 +54,21 @@ class OptionMap {
   static bool same_storage(const OptionMap& a, const OptionMap& b) { return a.p_ == b.p_; }
   /// Makes every map of `maps` that equals an earlier one share its storage.
   static void share_equal(const std::vector<OptionMap*>& maps);
+
+  /// Equal maps met one at a time: a loader shares each variant's map as
+  /// soon as it is read, so that a build never holds more than one unshared
+  /// copy of a set of options, not even while it loads (at 100,000
+  /// variants, 28 options each, that is about 500 MB). The pool keeps the
+  /// maps it has seen alive until it is destroyed; a write to one of them
+  /// meanwhile copies it first, as for any shared map.
+  class Pool {
+   public:
+    /// Makes `m` share the storage of an equal map seen before, or remembers it.
+    void share(OptionMap* m);
+
+   private:
+    std::unordered_map<uint64_t, std::vector<std::shared_ptr<Map>>> seen_;
+  };
 
  private:
   std::shared_ptr<Map> p_;
