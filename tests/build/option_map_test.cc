@@ -64,6 +64,32 @@ TEST(OptionMapTest, ShareEqualJoinsEqualMapsOnly) {
   }
 }
 
+TEST(OptionMapTest, APoolSharesEachMapAsItComesAndAWriteLaterStillCopies) {
+  // A loader's order: read a variant's options, share them, move the
+  // variant into the build (the OptionMap moves; the storage stays shared).
+  OptionMap::Pool pool;
+  std::vector<OptionMap> kept;
+  for (const char* warps : {"4", "8", "4", "4", "8"}) {
+    OptionMap m;
+    m["num_warps"] = warps;
+    m["arch"] = "\"sm90\"";
+    pool.share(&m);
+    kept.push_back(std::move(m));
+  }
+  EXPECT_TRUE(OptionMap::same_storage(kept[0], kept[2]));
+  EXPECT_TRUE(OptionMap::same_storage(kept[0], kept[3]));
+  EXPECT_TRUE(OptionMap::same_storage(kept[1], kept[4]));
+  EXPECT_FALSE(OptionMap::same_storage(kept[0], kept[1]));
+  // Even the only variant of a set shares with the pool: a write copies.
+  kept[1]["num_warps"] = "16";
+  EXPECT_EQ(kept[4].at("num_warps"), "8");
+  EXPECT_EQ(kept[1].at("num_warps"), "16");
+  // An empty map has no storage to share.
+  OptionMap none;
+  pool.share(&none);
+  EXPECT_TRUE(none.empty());
+}
+
 TEST(OptionMapTest, LoadedBuildSharesEqualOptions) {
   // The bundled example (always present): 8 variants, a few option sets.
   auto b = load_build(std::string(KSNAP_SOURCE_DIR) + "/examples/corpus/base");
