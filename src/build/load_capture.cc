@@ -22,15 +22,17 @@ Status path_error(const capture::Manifest& m, size_t index, std::string_view fie
 }
 
 /// The variant of a manifest entry: its identity and what the
-/// manifest records (capture::read_manifest checked every field).
-Variant variant_of(const capture::ManifestEntry& e) {
+/// manifest records (capture::read_manifest checked every field). Moves
+/// them out of the entry (a suite's entries and variants are not held
+/// twice); the entry keeps what read_entry_files reads (cache_dir, stages).
+Variant variant_of(capture::ManifestEntry& e) {
   Variant v;
-  static_cast<capture::VariantKey&>(v) = e.key;
+  static_cast<capture::VariantKey&>(v) = std::move(e.key);
   v.cache_dir = e.cache_dir;
   v.source_line = e.source_line;
-  v.benchmark_script = e.benchmark_script;
-  v.benchmark_points = e.benchmark_points;
-  v.resources = e.resources;
+  v.benchmark_script = std::move(e.benchmark_script);
+  v.benchmark_points = std::move(e.benchmark_points);
+  v.resources = std::move(e.resources);
   return v;
 }
 
@@ -76,7 +78,7 @@ Status read_entry_files(const capture::Manifest& m, size_t index, PathGuard& gua
 }  // namespace
 
 Expected<Build> load_capture(const std::string& dir) {
-  KSNAP_ASSIGN_OR_RETURN(capture::Manifest m, capture::read_manifest(dir));
+  KSNAP_ASSIGN_OR_RETURN(capture::Manifest m, capture::read_manifest(dir));  // entries moved out below
   Build b;
   b.root = dir;
   b.kind = BuildKind::kCapture;

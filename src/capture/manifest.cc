@@ -13,6 +13,7 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <mutex>
 
 #include "ksnap/capture/json_text.h"
 #include "ksnap/support/file.h"
@@ -20,10 +21,14 @@
 
 namespace ksnap::capture {
 
-/// The manifest's text and its parsed document (which points into it).
+/// The manifest's text, and its parsed document only while it is needed:
+/// parse_manifest drops the document once the entries are read (at 100,000
+/// entries it is hundreds of megabytes; the text is a tenth of that), and
+/// locate() parses the text again on the rare error that needs a position.
 struct ManifestText {
   std::string text;
-  std::unique_ptr<json::Document> doc;
+  mutable std::mutex mu;
+  mutable std::unique_ptr<json::Document> doc;
 };
 
 namespace {
@@ -110,7 +115,13 @@ Status read_entry(const json::Node& e, size_t index, ManifestEntry* out) {
 
 SourceLocation Manifest::locate(size_t index, std::string_view field,
                                 std::string_view stage) const {
-  if (!text_ || !text_->doc) return {file, 0, 0};
+  if (!text_) return {file, 0, 0};
+  std::lock_guard<std::mutex> lock(text_->mu);
+  if (!text_->doc) {
+    auto doc = json::Document::parse(text_->text, file);
+    if (!doc) return {file, 0, 0};  // parsed once already: cannot happen
+    text_->doc = std::make_unique<json::Document>(std::move(*doc));
+  }
   json::Node e = text_->doc->root()["entries"][index];
   json::Node at = e[field];
   if (!stage.empty()) at = at[stage];
@@ -126,6 +137,12 @@ Status Manifest::entry_error(size_t index, std::string_view field, const std::st
 Expected<Manifest> parse_manifest(std::string text, std::string name, ManifestKind kind) {
   auto src = std::make_shared<ManifestText>();
   src->text = std::move(text);
+  // A big manifest's document is several times its text (100,000 entries:
+  // about 400 MB): the two builds of a diff, loaded at once, parse theirs
+  // one after the other rather than hold both.
+  static std::mutex big_documents;
+  std::unique_lock<std::mutex> one_big(big_documents, std::defer_lock);
+  if (src->text.size() > (16u << 20)) one_big.lock();
   KSNAP_ASSIGN_OR_RETURN(json::Document doc, json::Document::parse(src->text, name));
   src->doc = std::make_unique<json::Document>(std::move(doc));
   json::Node m = src->doc->root();
@@ -145,6 +162,8 @@ Expected<Manifest> parse_manifest(std::string text, std::string name, ManifestKi
   out.entries.resize(entries.size());
   for (size_t i = 0; i < entries.size(); ++i)
     KSNAP_RETURN_IF_ERROR(read_entry(entries[i], i, &out.entries[i]));
+  src->doc.reset();  // what locate() needs it parses again
+  if (one_big.owns_lock()) one_big.unlock();
   out.text_ = std::move(src);
   return out;
 }
