@@ -15,7 +15,9 @@
 // HEAD's noise texts are then texts the store has read (raw_norm), so the
 // same diff normalizes only HEAD's no_licm replicas.
 //
-// Usage: diff_speed_bench [VARIANTS=10000] [CORPUS_DIR] [WORK_DIR=/tmp/ksnap_bench_10k]
+// Usage: diff_speed_bench [VARIANTS=10000] [CORPUS_DIR] [WORK_DIR=/tmp/ksnap_bench_10k] [make-only]
+// (make-only: build the pair and stop, for timing `ksnap diff` on it by hand,
+// e.g. the 100,000-variant pair of docs/benchmarks.md)
 #include <sys/resource.h>
 
 #include <chrono>
@@ -108,6 +110,7 @@ int main(int argc, char** argv) {
   uint64_t hb = make_build(corpus, work + "/head", variants, Side::kHead);
   std::printf("pair: %zu variants per build, %.2f GB + %.2f GB of IR and binaries (%s)\n", variants,
               bb / 1e9, hb / 1e9, work.c_str());
+  if (argc > 4 && std::string(argv[4]) == "make-only") return 0;
   // Warm the page cache so every tool below reads from memory.
   seconds_of("find " + work + " -type f -exec cat {} + > /dev/null");
   double t_jobs[3] = {0, 0, 0};
