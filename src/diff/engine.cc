@@ -189,7 +189,9 @@ bool decided_without_base_text(const Task& t, const DiffOptions& opts, ir::Diale
     sd->status = ChangeStatus::kUnchanged;  // the bytes BASE had (NUL-checked as HEAD's)
     return true;
   }
-  const std::string head_raw = hash128_hex(hb->view());
+  // XXH3-128 of HEAD's bytes, only when something can be looked up by it.
+  const std::string head_raw =
+      base.raw_hash.empty() && !(kept && t.known) ? std::string() : hash128_hex(hb->view());
   if (!base.raw_hash.empty() && head_raw == base.raw_hash) {
     sd->status = ChangeStatus::kUnchanged;
     return true;
@@ -197,7 +199,7 @@ bool decided_without_base_text(const Task& t, const DiffOptions& opts, ir::Diale
   if (!kept) return false;
   // HEAD's bytes as some record read them (any commit, any variant): their
   // hash under these rules is known, so they need no normalizing to match.
-  if (t.known) {
+  if (t.known) {  // (head_raw is set: kept && t.known)
     std::optional<uint64_t> seen = t.known->normalized_hash(head_raw, ir::dialect_name(d));
     if (seen && *seen == *base.normalized_hash) {
       sd->base_hash = sd->head_hash = *seen;
