@@ -137,12 +137,6 @@ Status Manifest::entry_error(size_t index, std::string_view field, const std::st
 Expected<Manifest> parse_manifest(std::string text, std::string name, ManifestKind kind) {
   auto src = std::make_shared<ManifestText>();
   src->text = std::move(text);
-  // A big manifest's document is several times its text (100,000 entries:
-  // about 400 MB): the two builds of a diff, loaded at once, parse theirs
-  // one after the other rather than hold both.
-  static std::mutex big_documents;
-  std::unique_lock<std::mutex> one_big(big_documents, std::defer_lock);
-  if (src->text.size() > (16u << 20)) one_big.lock();
   KSNAP_ASSIGN_OR_RETURN(json::Document doc, json::Document::parse(src->text, name));
   src->doc = std::make_unique<json::Document>(std::move(doc));
   json::Node m = src->doc->root();
@@ -163,7 +157,6 @@ Expected<Manifest> parse_manifest(std::string text, std::string name, ManifestKi
   for (size_t i = 0; i < entries.size(); ++i)
     KSNAP_RETURN_IF_ERROR(read_entry(entries[i], i, &out.entries[i]));
   src->doc.reset();  // what locate() needs it parses again
-  if (one_big.owns_lock()) one_big.unlock();
   out.text_ = std::move(src);
   return out;
 }

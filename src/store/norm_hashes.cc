@@ -28,12 +28,12 @@ Expected<std::optional<uint64_t>> kept_hash(Db& db, const std::string& blob_id) 
   q.bind(2, static_cast<int64_t>(norm::kHashVersion));
   KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
   if (!row) return std::optional<uint64_t>();
-  const std::string h = q.text(0);
-  if (!is_hex16(h))
+  std::optional<uint64_t> h = hex16_value(q.text(0));
+  if (!h)
     return make_error(ErrorCode::kCorrupt,
                       "the kept normalized hash of blob " + blob_id + " is not 16 hex digits",
                       {db.path(), 0, 0});
-  return std::optional<uint64_t>(std::strtoull(h.c_str(), nullptr, 16));
+  return h;
 }
 
 std::string_view blob_dialect(std::string_view blob_id) {

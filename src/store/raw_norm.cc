@@ -24,7 +24,22 @@ bool is_hex16(std::string_view h) {
   return true;
 }
 
+std::optional<uint64_t> hex16_value(const std::string& h) {
+  if (!is_hex16(h)) return std::nullopt;
+  return std::strtoull(h.c_str(), nullptr, 16);
+}
+
 namespace {
+
+constexpr const char* kRawNormQuery =
+    "SELECT hash FROM raw_norm WHERE raw_hash=? AND dialect=? AND version=?";
+
+/// Binds a raw_norm lookup of this kHashVersion to `q`.
+void bind_lookup(Stmt& q, std::string_view raw_hash, std::string_view dialect) {
+  q.bind(1, raw_hash);
+  q.bind(2, dialect);
+  q.bind(3, static_cast<int64_t>(norm::kHashVersion));
+}
 
 /// A read-only connection of its own, so that it outlives the Store that
 /// made it and never writes; one lookup at a time.
@@ -35,20 +50,15 @@ class StoreKnownTexts final : public build::KnownTexts {
                                           std::string_view dialect) const override {
     std::lock_guard<std::mutex> lock(mu_);
     if (!q_) {
-      auto q = db_.prepare(
-          "SELECT hash FROM raw_norm WHERE raw_hash=? AND dialect=? AND version=?");
+      auto q = db_.prepare(kRawNormQuery);
       if (!q) return std::nullopt;
       q_.emplace(std::move(*q));
     }
     q_->reset();
-    q_->bind(1, raw_hash);
-    q_->bind(2, dialect);
-    q_->bind(3, static_cast<int64_t>(norm::kHashVersion));
+    bind_lookup(*q_, raw_hash, dialect);
     auto row = q_->step();
     if (!row || !*row) return std::nullopt;
-    const std::string h = q_->text(0);
-    if (!is_hex16(h)) return std::nullopt;  // a damaged row: normalize instead (verify names it)
-    return std::strtoull(h.c_str(), nullptr, 16);
+    return hex16_value(q_->text(0));  // a damaged row: normalize instead (verify names it)
   }
 
  private:
@@ -68,19 +78,16 @@ Expected<bool> has_raw_norm(Db& db) {
 
 Expected<std::optional<uint64_t>> raw_norm_hash(Db& db, const std::string& raw_hash,
                                                 std::string_view dialect) {
-  KSNAP_ASSIGN_OR_RETURN(
-      Stmt q, db.prepare("SELECT hash FROM raw_norm WHERE raw_hash=? AND dialect=? AND version=?"));
-  q.bind(1, raw_hash);
-  q.bind(2, dialect);
-  q.bind(3, static_cast<int64_t>(norm::kHashVersion));
+  KSNAP_ASSIGN_OR_RETURN(Stmt q, db.prepare(kRawNormQuery));
+  bind_lookup(q, raw_hash, dialect);
   KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
   if (!row) return std::optional<uint64_t>();
-  const std::string h = q.text(0);
-  if (!is_hex16(h))
+  std::optional<uint64_t> h = hex16_value(q.text(0));
+  if (!h)
     return make_error(ErrorCode::kCorrupt,
                       "the normalized hash of raw text " + raw_hash + " is not 16 hex digits",
                       {db.path(), 0, 0});
-  return std::optional<uint64_t>(std::strtoull(h.c_str(), nullptr, 16));
+  return h;
 }
 
 Expected<std::shared_ptr<const build::KnownTexts>> open_known_texts(const std::string& path) {

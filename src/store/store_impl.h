@@ -54,6 +54,8 @@ std::string_view blob_dialect(std::string_view blob_id);
 
 /// True for 16 lowercase hex digits: how a kept normalized hash is written.
 bool is_hex16(std::string_view h);
+/// The value of a kept normalized hash as written (nullopt when not is_hex16).
+std::optional<uint64_t> hex16_value(const std::string& h);
 
 /// True when the store has the raw_norm table (schema version 4; an older
 /// store opened read-only has none).
