@@ -119,12 +119,34 @@ class Cones {
     down.swap(nd_);
     up.swap(nu_);
   }
-  size_t distinct() const { return count(down) + count(up); }
+  size_t distinct() { return count(down) + count(up); }
 
  private:
-  static size_t count(std::vector<uint64_t> v) {
-    std::sort(v.begin(), v.end());
-    return static_cast<size_t>(std::unique(v.begin(), v.end()) - v.begin());
+  /// Number of distinct values of `v`, exactly: an open-addressing set in a
+  /// table reused across steps (0 marks an empty slot, so a 0 value is
+  /// counted apart).
+  size_t count(const std::vector<uint64_t>& v) {
+    size_t cap = 16;
+    int shift = 60;
+    while (cap < 2 * v.size()) cap <<= 1, --shift;
+    table_.assign(cap, 0);
+    size_t n = 0;
+    bool zero = false;
+    for (uint64_t x : v) {
+      if (x == 0) {
+        zero = true;
+        continue;
+      }
+      for (size_t i = (x * 0x9E3779B97F4A7C15ull) >> shift;; i = (i + 1) & (cap - 1)) {
+        if (table_[i] == x) break;
+        if (table_[i] == 0) {
+          table_[i] = x;
+          ++n;
+          break;
+        }
+      }
+    }
+    return n + (zero ? 1 : 0);
   }
   const Graph& g_;
 
@@ -132,52 +154,81 @@ class Cones {
   std::vector<uint64_t> down, up;
 
  private:
-  std::vector<uint64_t> nd_, nu_;
+  std::vector<uint64_t> nd_, nu_, table_;
 };
 
 }  // namespace
 
-int whole_cone_steps(const norm::Module& m, const LineSeq& lines) {
-  Graph g = graph_of(m, lines);
-  Cones c(g);
-  size_t seen = c.distinct();
+struct ConeKeys::State {
+  State(const norm::Module& m, const LineSeq& lines, int steps)
+      : g(graph_of(m, lines)),
+        cones(g),
+        k_steps(static_cast<size_t>(std::max(steps, 1))),
+        out(k_steps + 5) {}
+  /// One more step of the cones; keeps the levels of the first k_steps.
+  void advance() {
+    cones.step();
+    ++done;
+    if (done <= k_steps) {
+      std::vector<uint64_t>& both = out[k_steps - done];
+      both.resize(cones.down.size());
+      for (size_t i = 0; i < both.size(); ++i) both[i] = mix(cones.down[i], cones.up[i]);
+    }
+    if (done == k_steps) {
+      out[k_steps + 2] = cones.down;
+      out[k_steps + 3] = cones.up;
+    }
+  }
+  Graph g;
+  Cones cones;
+  size_t k_steps;
+  size_t done = 0;  // steps taken
+  std::vector<std::vector<uint64_t>> out;
+};
+
+ConeKeys::ConeKeys(const norm::Module& m, const LineSeq& lines, int steps)
+    : s_(std::make_unique<State>(m, lines, steps)) {}
+ConeKeys::~ConeKeys() = default;
+
+int ConeKeys::whole_steps() {
+  if (whole_ >= 0) return whole_;
+  State& s = *s_;
+  // The cones are already s.done steps deep only if keys() ran: not allowed.
+  size_t seen = s.cones.distinct();
   int steps = 0;
   while (static_cast<size_t>(steps) < kMaxConeSteps) {
-    c.step();
+    s.advance();
     ++steps;
-    size_t now = c.distinct();
+    size_t now = s.cones.distinct();
     if (now == seen) break;
     seen = now;
   }
-  return steps;
+  whole_ = steps;
+  return whole_;
+}
+
+std::vector<std::vector<uint64_t>> ConeKeys::keys(int whole_steps) {
+  State& s = *s_;
+  const size_t target = std::max(s.k_steps, static_cast<size_t>(std::max(whole_steps, 0)));
+  while (s.done < target) s.advance();
+  s.out[s.k_steps] = std::move(s.cones.down);
+  s.out[s.k_steps + 1] = std::move(s.cones.up);
+  s.out[s.k_steps + 4] = std::move(s.g.base);
+  return std::move(s.out);
+}
+
+int whole_cone_steps(const norm::Module& m, const LineSeq& lines) {
+  return ConeKeys(m, lines, 1).whole_steps();
 }
 
 std::vector<std::vector<uint64_t>> neighbourhood_keys(const norm::Module& m, const LineSeq& lines,
                                                       int steps, int whole_steps) {
-  const size_t n = lines.size();
-  Graph g = graph_of(m, lines);
   // Two cones per line, kept apart so that a line used everywhere (a
   // function's arguments, a constant) does not pass every change of its
   // users on to all its other users: `down` folds in the operands'
   // definitions (what the line computes from), `up` the users (what it is
   // used for).
-  const size_t k_steps = static_cast<size_t>(std::max(steps, 1));
-  std::vector<std::vector<uint64_t>> out(k_steps + 5);
-  Cones c(g);
-  for (size_t step = 1; step <= k_steps; ++step) {
-    c.step();
-    std::vector<uint64_t>& both = out[k_steps - step];
-    both.resize(n);
-    for (uint32_t i = 0; i < n; ++i) both[i] = mix(c.down[i], c.up[i]);
-  }
-  out[k_steps + 2] = c.down;
-  out[k_steps + 3] = c.up;
-  // The whole cones (as many steps on both sides of a diff).
-  for (size_t step = k_steps; step < static_cast<size_t>(whole_steps); ++step) c.step();
-  out[k_steps] = std::move(c.down);
-  out[k_steps + 1] = std::move(c.up);
-  out[k_steps + 4] = std::move(g.base);
-  return out;
+  return ConeKeys(m, lines, steps).keys(whole_steps);
 }
 
 }  // namespace ksnap::diff

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ksnap/normalize/normalize.h"
@@ -44,5 +45,32 @@ std::vector<std::vector<uint64_t>> neighbourhood_keys(const norm::Module& m, con
 /// they ever will (at most 256): `whole_steps` for neighbourhood_keys(),
 /// the larger of the two sides of a diff, so that both take as many.
 int whole_cone_steps(const norm::Module& m, const LineSeq& lines);
+
+/// Both of the above from one def-use graph and one run of the cones, as
+/// the diff of a unit needs them: `whole_steps()` steps the cones until they
+/// tell apart all they ever will, keeping the levels it passes;
+/// `keys(whole)` goes on from there. The values equal whole_cone_steps()
+/// and neighbourhood_keys(m, lines, steps, whole).
+///
+///   ConeKeys b(base, lb, 4), h(head, lh, 4);
+///   int whole = std::max(b.whole_steps(), h.whole_steps());
+///   align_levels(b.keys(whole), h.keys(whole), ...);
+///
+/// Contract: keys() is called once, with `whole` >= whole_steps() when
+/// whole_steps() ran; the object is spent after it.
+class ConeKeys {
+ public:
+  ConeKeys(const norm::Module& m, const LineSeq& lines, int steps);
+  ~ConeKeys();
+  ConeKeys(const ConeKeys&) = delete;
+  ConeKeys& operator=(const ConeKeys&) = delete;
+  int whole_steps();
+  std::vector<std::vector<uint64_t>> keys(int whole_steps);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+  int whole_ = -1;
+};
 
 }  // namespace ksnap::diff

@@ -447,14 +447,6 @@ class Differ {
         if (!hide_h[j]) sh->push_back(&H->lines[j]);
   }
 
-  /// Keys to align a unit by, finest first (line_keys.h): no printed name
-  /// takes part, not even as a hint (registers renumbered by one added
-  /// instruction would pair the wrong lines).
-  static std::vector<std::vector<uint64_t>> alignment_keys(const Module& m, const LineSeq& lines,
-                                                           int whole_steps) {
-    return neighbourhood_keys(m, lines, kConeSteps, whole_steps);
-  }
-
   void diff_unit(const Unit* B, const Unit* H) {
     edit_pairs_.clear();  // they index this unit's lines, never the previous unit's
     LineSeq b, h;
@@ -468,11 +460,15 @@ class Differ {
       for (const Line* l : h) kh.push_back(canonical_key(head_, *l));
       m = align(kb, kh, opts_.align_cells, &limits);
     } else if (B && H) {
-      int whole = std::max(whole_cone_steps(base_, b), whole_cone_steps(head_, h));
+      // Keys to align the unit by, finest first (line_keys.h): no printed
+      // name takes part, not even as a hint (registers renumbered by one
+      // added instruction would pair the wrong lines).
+      ConeKeys cb(base_, b, kConeSteps), ch(head_, h, kConeSteps);
+      int whole = std::max(cb.whole_steps(), ch.whole_steps());
       std::vector<bool> positional;
       AlignLimits scratch;  // only the last alignment is shown
       scratch.max_depth = opts_.align_depth;
-      m = align_levels(alignment_keys(base_, b, whole), alignment_keys(head_, h, whole),
+      m = align_levels(cb.keys(whole), ch.keys(whole),
                        opts_.align_cells, &positional, &scratch);
       size_t mark = assigned_.size();
       compute_base_reps(b);
