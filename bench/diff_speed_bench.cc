@@ -15,9 +15,12 @@
 // HEAD's noise texts are then texts the store has read (raw_norm), so the
 // same diff normalizes only HEAD's no_licm replicas.
 //
-// Usage: diff_speed_bench [VARIANTS=10000] [CORPUS_DIR] [WORK_DIR=/tmp/ksnap_bench_10k] [make-only]
+// Usage: diff_speed_bench [VARIANTS=10000] [CORPUS_DIR] [WORK_DIR=/tmp/ksnap_bench_10k]
+//                         [make-only | store-only]
 // (make-only: build the pair and stop, for timing `ksnap diff` on it by hand,
-// e.g. the 100,000-variant pair of docs/benchmarks.md)
+// e.g. the 100,000-variant pair of docs/benchmarks.md; store-only: keep the
+// pair and the history store a full run left in WORK_DIR and time only the
+// diff of BASE's commit against HEAD with HEAD's texts seen, 3 times)
 #include <sys/resource.h>
 
 #include <chrono>
@@ -165,12 +168,24 @@ int main(int argc, char** argv) {
   size_t variants = argc > 1 ? std::stoul(argv[1]) : 10000;
   std::string corpus = argc > 2 ? argv[2] : KSNAP_CORPUS_DIR;
   std::string work = argc > 3 ? argv[3] : "/tmp/ksnap_bench_10k";
+  const std::string mode = argc > 4 ? argv[4] : "";
+  const std::string base_sha(40, 'b');
+  if (mode == "store-only") {
+    auto st = store::Store::open(work + "/history.db", true);
+    if (!st) {
+      std::fprintf(stderr, "%s\n", st.status().to_string().c_str());
+      return 2;
+    }
+    for (int run = 0; run < 3; ++run)
+      if (store_diff(*st, base_sha, work + "/head", 2) < 0) return 2;
+    return 0;
+  }
   fs::remove_all(work);
   uint64_t bb = make_build(corpus, work + "/base", variants, Side::kBase);
   uint64_t hb = make_build(corpus, work + "/head", variants, Side::kHead);
   std::printf("pair: %zu variants per build, %.2f GB + %.2f GB of IR and binaries (%s)\n", variants,
               bb / 1e9, hb / 1e9, work.c_str());
-  if (argc > 4 && std::string(argv[4]) == "make-only") return 0;
+  if (mode == "make-only") return 0;
   // Warm the page cache so every tool below reads from memory.
   seconds_of("find " + work + " -type f -exec cat {} + > /dev/null");
   double t_jobs[3] = {0, 0, 0};
@@ -195,7 +210,6 @@ int main(int argc, char** argv) {
         jobs, s, cpu, r->variants.size(), stages, r->changed_stage_count(), r->groups.size());
   }
   // BASE recorded in a history store; then `ksnap diff <commit> head`.
-  const std::string base_sha(40, 'b');
   auto st = store::Store::open(work + "/history.db", true);
   if (!st || !record_timed(*st, work + "/base", base_sha, {}, "BASE into a history store"))
     return 2;

@@ -1,7 +1,9 @@
 #include "ksnap/support/path_guard.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -58,6 +60,45 @@ Status PathGuard::check_kind(std::string_view rel, mode_t mode, Kind kind) const
   return Status::ok();
 }
 
+namespace {
+constexpr unsigned char kAbsent = 0xFF;
+/// A folder with more entries is never listed (its lookups stay lstat):
+/// the Triton cache's top folder, and no hostile layout makes listings
+/// cost more than this per pair of lookups.
+constexpr size_t kMaxListed = 1024;
+}  // namespace
+
+unsigned char PathGuard::listed_type(const std::string& parent, std::string_view name) {
+  if (parent != last_parent_) {
+    last_parent_ = parent;
+    listed_ = false;
+    listing_.clear();
+    return DT_UNKNOWN;  // the first path asked about here: one lstat is cheaper than a listing
+  }
+  if (!listed_) {
+    listed_ = true;
+    if (too_big_.count(parent)) return DT_UNKNOWN;
+    DIR* d = ::opendir(parent.c_str());
+    if (!d) return DT_UNKNOWN;
+    while (const dirent* e = ::readdir(d)) {
+      if (listing_.size() == kMaxListed) {
+        too_big_.insert(parent);
+        listing_.clear();
+        break;
+      }
+      listing_.emplace_back(e->d_name, e->d_type);
+    }
+    ::closedir(d);
+    std::sort(listing_.begin(), listing_.end());
+  }
+  if (listing_.empty()) return DT_UNKNOWN;  // too big, or unreadable (then lstat says why)
+  auto it = std::lower_bound(
+      listing_.begin(), listing_.end(), name,
+      [](const std::pair<std::string, unsigned char>& e, std::string_view n) { return e.first < n; });
+  if (it == listing_.end() || it->first != name) return kAbsent;
+  return it->second;
+}
+
 Expected<std::string> PathGuard::resolve(std::string_view rel, Kind kind) {
   if (rel.empty()) return outside(rel, "is empty");
   if (rel.find('\0') != std::string_view::npos) return outside(rel, "holds a NUL byte");
@@ -89,6 +130,14 @@ Expected<std::string> PathGuard::resolve(std::string_view rel, Kind kind) {
     prefix += parts[k];
     const bool last = k + 1 == parts.size();
     if (!last && dirs_.count(prefix)) continue;
+    if (last && !real_root_.empty()) {
+      // The folder holding the last component was checked above (a real
+      // folder inside the root): its listing can answer for plain entries.
+      const unsigned char t =
+          listed_type(prefix.substr(0, prefix.size() - parts[k].size() - 1), parts[k]);
+      if (t == kAbsent) return make_error(ErrorCode::kNotFound, "path " + shown(rel) + " does not exist");
+      if ((t == DT_REG && kind == kFile) || (t == DT_DIR && kind == kDirectory)) return joined;
+    }
     struct stat st;
     if (::lstat(prefix.c_str(), &st) != 0) {
       if (errno == ENOENT || errno == ENOTDIR)

@@ -95,6 +95,50 @@ TEST_F(PathGuardTest, ConfinesToTheRoot) {
   }
 }
 
+/// What resolve() answered: the path, or the code and message.
+std::string answer(const Expected<std::string>& r) {
+  return r ? "ok " + *r : std::to_string(static_cast<int>(r.status().code())) + " " + r.status().message();
+}
+
+TEST_F(PathGuardTest, AFolderListingAnswersAsLstatDoes) {
+  // A guard that has listed cache/H (two lookups in a row there) answers
+  // every name in it as a fresh guard does, which asks lstat.
+  const char* names[] = {"k.ttir", "none.ttir", "in_link", "out_abs", "out_rel", "dangling",
+                         "fifo",   "k.ttir/x",  "..",      ".",       ""};
+  for (PathGuard::Kind kind : {PathGuard::kFile, PathGuard::kDirectory}) {
+    for (const char* n : names) {
+      SCOPED_TRACE(n);
+      std::string rel = std::string("cache/H/") + n;
+      PathGuard fresh(root_);
+      std::string expected = answer(fresh.resolve(rel, kind));
+      PathGuard warm(root_);
+      ASSERT_TRUE(warm.resolve("cache/H/k.ttir", PathGuard::kFile));
+      ASSERT_FALSE(warm.resolve("cache/H/absent.llir", PathGuard::kFile));  // listed now
+      EXPECT_EQ(answer(warm.resolve(rel, kind)), expected);
+      EXPECT_EQ(answer(warm.resolve(rel, kind)), expected);  // and again
+    }
+  }
+  // A folder inside cache/H, and the folder listing seeing it.
+  fs::create_directories(root_ + "/cache/H/sub");
+  PathGuard warm(root_);
+  ASSERT_TRUE(warm.resolve("cache/H/k.ttir", PathGuard::kFile));
+  ASSERT_TRUE(warm.resolve("cache/H/k.ttir", PathGuard::kFile));
+  EXPECT_EQ(answer(warm.resolve("cache/H/sub", PathGuard::kDirectory)), "ok " + root_ + "/cache/H/sub");
+  EXPECT_NE(answer(warm.resolve("cache/H/sub", PathGuard::kFile)).find("is a folder"),
+            std::string::npos);
+}
+
+TEST_F(PathGuardTest, AFolderTooBigToListIsAskedByLstat) {
+  fs::create_directories(root_ + "/big");
+  for (int i = 0; i < 1100; ++i) std::ofstream(root_ + "/big/f" + std::to_string(i));
+  PathGuard g(root_);
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_TRUE(g.resolve("big/f0", PathGuard::kFile));
+    EXPECT_TRUE(g.resolve("big/f1099", PathGuard::kFile));
+    EXPECT_EQ(g.resolve("big/none", PathGuard::kFile).status().code(), ErrorCode::kNotFound);
+  }
+}
+
 TEST_F(PathGuardTest, RootReachedThroughALinkStillConfines) {
   fs::create_symlink(root_, top_ + "/via");
   PathGuard g(top_ + "/via");

@@ -20,6 +20,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "ksnap/support/status.h"
 
@@ -43,6 +45,12 @@ class PathGuard {
   /// path, a NUL byte, `..` above root, a link leading out of root, or the
   /// wrong kind of file; kNotFound when nothing is there. Not thread-safe
   /// (it remembers the folders it has checked).
+  ///
+  /// Cost: a second path resolved in the same folder as the one before it
+  /// lists that folder once (readdir); names then answered from the listing
+  /// need no system call when the listing says "regular file" or "absent"
+  /// (a loader probing `<kernel>.<stage>` for every known stage). Links,
+  /// folders and entries of unknown type are checked as before.
   Expected<std::string> resolve(std::string_view rel, Kind kind);
 
   const std::string& root() const { return root_; }
@@ -54,6 +62,16 @@ class PathGuard {
   std::string root_;
   std::string real_root_;                 ///< realpath(root), "" when it does not resolve
   std::unordered_set<std::string> dirs_;  ///< prefixes known to be real folders (not links)
+  /// The last folder a resolved path's last component was in; once a second
+  /// path asks about it, its entries (name, dirent d_type), sorted by name.
+  std::string last_parent_;
+  bool listed_ = false;
+  std::vector<std::pair<std::string, unsigned char>> listing_;
+  std::unordered_set<std::string> too_big_;  ///< folders with too many entries to list
+  /// The d_type of `name` in folder `parent` (a checked real folder) from
+  /// the listing: DT_UNKNOWN when there is no listing to answer from, 0xFF
+  /// when the name is absent.
+  unsigned char listed_type(const std::string& parent, std::string_view name);
 };
 
 }  // namespace ksnap
