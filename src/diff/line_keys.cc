@@ -50,17 +50,57 @@ struct Edge {
 
 struct Graph {
   std::vector<uint64_t> base;
-  std::vector<std::vector<Edge>> operands, users;  // line kNone: defined nowhere in the unit
+  /// Line i's operand definitions are ops[op_begin[i] .. op_begin[i + 1])
+  /// in operand order (line kNone: defined nowhere in the unit); its users
+  /// are uses[use_begin[i] .. use_begin[i + 1]).
+  std::vector<uint32_t> op_begin, use_begin;
+  std::vector<Edge> ops, uses;
 };
 
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 
+/// Local symbol id -> an edge: a dense array over the unit's id range
+/// when it is compact (symbols are numbered as a unit is read, so it
+/// usually is), else a hash map.
+class DefTable {
+ public:
+  DefTable(uint32_t lo, uint32_t hi, size_t lines) : lo_(lo) {
+    if (lo <= hi && hi - lo < 8 * lines + 1024) dense_.assign(hi - lo + 1, Edge{kNone, 0});
+  }
+  const Edge* find(uint32_t id) const {
+    if (!dense_.empty()) {
+      const Edge& e = dense_[id - lo_];
+      return e.line == kNone ? nullptr : &e;
+    }
+    auto it = map_.find(id);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  void set(uint32_t id, Edge e) { dense_.empty() ? (void)(map_[id] = e) : (void)(dense_[id - lo_] = e); }
+  /// Sets only when not set yet.
+  void set_first(uint32_t id, Edge e) {
+    if (!dense_.empty()) {
+      if (dense_[id - lo_].line == kNone) dense_[id - lo_] = e;
+    } else {
+      map_.emplace(id, e);
+    }
+  }
+
+ private:
+  uint32_t lo_;
+  std::vector<Edge> dense_;
+  std::unordered_map<uint32_t, Edge> map_;
+};
+
 Graph graph_of(const norm::Module& m, const LineSeq& lines) {
-  const size_t n = lines.size();
+  const uint32_t n = static_cast<uint32_t>(lines.size());
   Graph g;
   std::vector<uint64_t>& base = g.base;
   base.resize(n);
-  std::unordered_map<uint32_t, Edge> first_def;  // local symbol -> its first definition
+  uint32_t lo = kNone, hi = 0;
+  for (const norm::Line* l : lines)
+    for (const norm::SymbolRef& s : l->symbols)
+      if (is_local(m.symbols[s.id].cls)) lo = std::min(lo, s.id), hi = std::max(hi, s.id);
+  DefTable first_def(lo, hi, n);  // local symbol -> its first definition
   for (uint32_t i = 0; i < n; ++i) {
     const norm::Line& l = *lines[i];
     Hasher h;
@@ -69,7 +109,7 @@ Graph graph_of(const norm::Module& m, const LineSeq& lines) {
     for (const norm::SymbolRef& s : l.symbols) {
       const norm::Symbol& sym = m.symbols[s.id];
       if (is_local(sym.cls)) {
-        if (s.is_def) first_def.emplace(s.id, Edge{i, defs++});
+        if (s.is_def) first_def.set_first(s.id, Edge{i, defs++});
       } else {
         h.update_u64(sym.canonical);
       }
@@ -80,25 +120,39 @@ Graph graph_of(const norm::Module& m, const LineSeq& lines) {
   // and users per line. A use names the latest definition above it: PTX
   // registers are written many times, SSA values once (then it is the
   // definition, wherever it is: a phi's operand may come from below).
-  std::vector<std::vector<Edge>>& operands = g.operands;
-  std::vector<std::vector<Edge>>& users = g.users;
-  operands.resize(n);
-  users.resize(n);
-  std::unordered_map<uint32_t, Edge> latest_def;
+  g.op_begin.resize(n + 1);
+  std::vector<uint32_t> user_count(n + 1, 0);
+  DefTable latest_def(lo, hi, n);
   for (uint32_t i = 0; i < n; ++i) {
+    g.op_begin[i] = static_cast<uint32_t>(g.ops.size());
     uint32_t slot = 0;
     for (const norm::SymbolRef& s : lines[i]->symbols) {
       if (s.is_def || !is_local(m.symbols[s.id].cls)) continue;
       Edge d{kNone, 0};
-      if (auto it = latest_def.find(s.id); it != latest_def.end()) d = it->second;
-      else if (auto f = first_def.find(s.id); f != first_def.end()) d = f->second;
-      operands[i].push_back(d);
-      if (d.line != kNone && d.line != i) users[d.line].push_back(Edge{i, slot});
+      if (const Edge* e = latest_def.find(s.id)) d = *e;
+      else if (const Edge* f = first_def.find(s.id)) d = *f;
+      g.ops.push_back(d);
+      if (d.line != kNone && d.line != i) ++user_count[d.line];
       ++slot;
     }
     uint32_t defs = 0;
     for (const norm::SymbolRef& s : lines[i]->symbols)
-      if (s.is_def && is_local(m.symbols[s.id].cls)) latest_def[s.id] = Edge{i, defs++};
+      if (s.is_def && is_local(m.symbols[s.id].cls)) latest_def.set(s.id, Edge{i, defs++});
+  }
+  g.op_begin[n] = static_cast<uint32_t>(g.ops.size());
+  // Users, each line's in line order (their keys are summed: any order gives the same).
+  g.use_begin.resize(n + 1);
+  uint32_t at = 0;
+  for (uint32_t i = 0; i < n; ++i) g.use_begin[i] = at, at += user_count[i];
+  g.use_begin[n] = at;
+  g.uses.resize(at);
+  std::vector<uint32_t> fill(g.use_begin.begin(), g.use_begin.end() - 1);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t slot = 0;
+    for (uint32_t k = g.op_begin[i]; k < g.op_begin[i + 1]; ++k, ++slot) {
+      const Edge& d = g.ops[k];
+      if (d.line != kNone && d.line != i) g.uses[fill[d.line]++] = Edge{i, slot};
+    }
   }
   return g;
 }
@@ -110,9 +164,15 @@ class Cones {
   void step() {
     for (uint32_t i = 0; i < down.size(); ++i) {
       uint64_t d = mix(down[i], 1);
-      for (const Edge& o : g_.operands[i]) d = mix(d, o.line == kNone ? kNoDef : mix(down[o.line], o.slot));
+      for (uint32_t k = g_.op_begin[i]; k < g_.op_begin[i + 1]; ++k) {
+        const Edge& o = g_.ops[k];
+        d = mix(d, o.line == kNone ? kNoDef : mix(down[o.line], o.slot));
+      }
       uint64_t u = 0;  // users as a set: order of use does not matter
-      for (const Edge& j : g_.users[i]) u += mix(up[j.line], j.slot + 2);
+      for (uint32_t k = g_.use_begin[i]; k < g_.use_begin[i + 1]; ++k) {
+        const Edge& j = g_.uses[k];
+        u += mix(up[j.line], j.slot + 2);
+      }
       nd_[i] = d;
       nu_[i] = mix(up[i], u);
     }
