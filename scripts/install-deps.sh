@@ -9,7 +9,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config git
       libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-      libxxhash-dev libzstd-dev libsqlite3-dev
+      libxxhash-dev libzstd-dev libsqlite3-dev libjemalloc-dev
       python3 python3-pytest cmark-gfm
       clang libclang-rt-14-dev)
 if [ "${KSNAP_BROWSER_TESTS:-1}" = 1 ]; then
@@ -28,7 +28,8 @@ case "${1:-}" in
   "") ;;
   --build | --package)
     pkgs=(cmake ninja-build g++ pkg-config git
-          nlohmann-json3-dev libcli11-dev libxxhash-dev libzstd-dev libsqlite3-dev python3)
+          nlohmann-json3-dev libcli11-dev libxxhash-dev libzstd-dev libsqlite3-dev libjemalloc-dev
+          python3)
     if [ "$1" = --package ]; then pkgs+=(dpkg-dev file); fi
     ;;
   *) echo "install-deps: unknown option $1 (use --build, --package or nothing)" >&2; exit 2 ;;
