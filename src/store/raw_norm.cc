@@ -10,7 +10,9 @@
 // differently now); the next record that reads the text writes this
 // version's row.
 #include <cstdlib>
+#include <memory>
 #include <mutex>
+#include <vector>
 
 #include "ksnap/normalize/normalize.h"
 #include "store/store_impl.h"
@@ -41,30 +43,78 @@ void bind_lookup(Stmt& q, std::string_view raw_hash, std::string_view dialect) {
   q.bind(3, static_cast<int64_t>(norm::kHashVersion));
 }
 
-/// A read-only connection of its own, so that it outlives the Store that
-/// made it and never writes; one lookup at a time.
+/// Read-only connections of its own, so that it outlives the Store that
+/// made it and never writes. Each lookup takes a free connection (opening
+/// one when every connection is in use) and runs without a lock: the diff
+/// engine's workers look up concurrently instead of queueing on one
+/// statement. There are at most as many connections as concurrent callers.
 class StoreKnownTexts final : public build::KnownTexts {
  public:
-  explicit StoreKnownTexts(Db db) : db_(std::move(db)) {}
+  explicit StoreKnownTexts(Db db) : path_(db.path()) {
+    std::unique_ptr<Lookup> l = Lookup::make(std::move(db));
+    if (l) {
+      free_.push_back(std::move(l));
+    } else {
+      failed_ = true;
+    }
+  }
+
   std::optional<uint64_t> normalized_hash(std::string_view raw_hash,
                                           std::string_view dialect) const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!q_) {
-      auto q = db_.prepare(kRawNormQuery);
-      if (!q) return std::nullopt;
-      q_.emplace(std::move(*q));
-    }
-    q_->reset();
-    bind_lookup(*q_, raw_hash, dialect);
-    auto row = q_->step();
-    if (!row || !*row) return std::nullopt;
-    return hex16_value(q_->text(0));  // a damaged row: normalize instead (verify names it)
+    std::unique_ptr<Lookup> l = take();
+    if (!l) return std::nullopt;  // no connection: normalize instead
+    l->q.reset();
+    bind_lookup(l->q, raw_hash, dialect);
+    auto row = l->q.step();
+    std::optional<uint64_t> h;
+    if (row && *row) h = hex16_value(l->q.text(0));  // a damaged row: normalize instead (verify names it)
+    put(std::move(l));
+    return h;
   }
 
  private:
+  /// One connection and its prepared lookup.
+  struct Lookup {
+    Db db;
+    Stmt q;
+    static std::unique_ptr<Lookup> make(Db db) {
+      auto q = db.prepare(kRawNormQuery);
+      if (!q) return nullptr;
+      return std::unique_ptr<Lookup>(new Lookup{std::move(db), std::move(*q)});
+    }
+  };
+
+  /// A free connection, or a new one; null when none can be opened (then
+  /// never tried again: every later lookup answers "unknown" at once).
+  std::unique_ptr<Lookup> take() const {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!free_.empty()) {
+        std::unique_ptr<Lookup> l = std::move(free_.back());
+        free_.pop_back();
+        return l;
+      }
+      if (failed_) return nullptr;
+    }
+    auto db = Db::open_read_only(path_);
+    std::unique_ptr<Lookup> l = db ? Lookup::make(std::move(*db)) : nullptr;
+    if (!l) {
+      std::lock_guard<std::mutex> lock(mu_);
+      failed_ = true;
+    }
+    return l;
+  }
+
+  void put(std::unique_ptr<Lookup> l) const {
+    if (!l) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(l));
+  }
+
+  std::string path_;
   mutable std::mutex mu_;
-  mutable Db db_;
-  mutable std::optional<Stmt> q_;
+  mutable std::vector<std::unique_ptr<Lookup>> free_;
+  mutable bool failed_ = false;
 };
 
 }  // namespace

@@ -6,7 +6,11 @@
 // row and gc forgets the rows of forgotten texts.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "ksnap/build/build.h"
 #include "ksnap/ir/lexer.h"
@@ -46,7 +50,9 @@ Count ask(const build::KnownTexts& known, const build::Build& b) {
       ++c.known;
       auto want = norm::normalized_hash(*text, d);
       EXPECT_TRUE(want) << f.path;
-      if (want) EXPECT_EQ(hex64(*h), hex64(*want)) << f.path;
+      if (want) {
+        EXPECT_EQ(hex64(*h), hex64(*want)) << f.path;
+      }
     }
   return c;
 }
@@ -75,6 +81,50 @@ TEST_F(RawNorm, EveryTextARecordReadIsKnownWithItsNormalizedHash) {
   EXPECT_FALSE(back->known_texts->normalized_hash(hash128_hex(text->view()), "ptx"));
   // A folder knows nothing beyond itself.
   EXPECT_FALSE(base_.known_texts);
+}
+
+TEST_F(RawNorm, ConcurrentLookupsAnswerAsOneAtATimeAndOutliveTheStore) {
+  build::Build noise = load("noise");
+  build::Build no_licm = load("no_licm");
+  ASSERT_TRUE(store_->record(base_, commit(kSha1)));
+  ASSERT_TRUE(store_->record(noise, commit(kSha2, {kSha1})));
+  auto back = store_->load(kSha1);
+  ASSERT_TRUE(back && back->known_texts) << back.status().to_string();
+  // Every lexed text of three builds, asked one at a time, then by four
+  // threads at once, each asking all of them (the engine's workers do this).
+  struct Ask {
+    std::string raw, dialect;
+    std::optional<uint64_t> want;
+  };
+  std::vector<Ask> asks;
+  for (const build::Build* b : {&base_, &noise, &no_licm})
+    for (const build::Variant& v : b->variants)
+      for (const build::StageFile& f : v.stages) {
+        ir::Dialect d;
+        if (!ir::dialect_for_stage(f.stage, &d)) continue;
+        auto text = build::read_stage(f);
+        ASSERT_TRUE(text) << f.path;
+        Ask a{hash128_hex(text->view()), ir::dialect_name(d), std::nullopt};
+        a.want = back->known_texts->normalized_hash(a.raw, a.dialect);
+        asks.push_back(std::move(a));
+      }
+  size_t known = 0;
+  for (const Ask& a : asks) known += a.want.has_value();
+  ASSERT_GT(known, 0u);
+  ASSERT_LT(known, asks.size()) << "some of no_licm's texts were never recorded";
+  std::shared_ptr<const build::KnownTexts> texts = back->known_texts;
+  store_.reset();  // the lookups have connections of their own
+  std::vector<size_t> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < wrong.size(); ++t)
+    threads.emplace_back([&, t] {
+      for (size_t i = 0; i < asks.size(); ++i) {
+        const Ask& a = asks[(i + t * 7) % asks.size()];
+        if (texts->normalized_hash(a.raw, a.dialect) != a.want) ++wrong[t];
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (size_t t = 0; t < wrong.size(); ++t) EXPECT_EQ(wrong[t], 0u) << "thread " << t;
 }
 
 TEST_F(RawNorm, AnotherVersionsRowsAreNotUsedAndTheNextRecordWritesThisVersions) {
