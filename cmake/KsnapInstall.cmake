@@ -133,4 +133,16 @@ if(TARGET ksnap)
   install(FILES "${PROJECT_BINARY_DIR}/_ksnap" DESTINATION "share/zsh/vendor-completions")
   # For any other Python (pyenv, conda, a venv): pip install it offline.
   install(FILES "${KSNAP_WHEEL}" DESTINATION "share/ksnap/wheels")
+  # jemalloc, linked into the program (cmake/KsnapAllocator.cmake): its
+  # licence asks a binary to carry its copyright notice.
+  if(KSNAP_ALLOCATOR_USED STREQUAL "jemalloc")
+    find_file(KSNAP_JEMALLOC_COPYRIGHT copyright
+              PATHS /usr/share/doc/libjemalloc2 /usr/share/doc/libjemalloc-dev NO_DEFAULT_PATH)
+    if(KSNAP_JEMALLOC_COPYRIGHT)
+      install(FILES "${KSNAP_JEMALLOC_COPYRIGHT}" DESTINATION "${CMAKE_INSTALL_DOCDIR}"
+              RENAME copyright.jemalloc)
+    else()
+      message(WARNING "jemalloc is linked but its copyright file was not found: the package will not carry it")
+    endif()
+  endif()
 endif()

@@ -81,6 +81,12 @@ for f in usr/bin/ksnap usr/lib/libksnap_tune.a usr/lib/libksnap_diff.a usr/lib/l
   grep -qx "$f" "$work/contents" || fail "the package has no /$f"
 done
 if grep -E '__pycache__|\.pyc$' "$work/contents"; then fail "the package holds bytecode"; fi
+# The program links jemalloc statically when the build found it
+# (cmake/KsnapAllocator.cmake); then the package carries jemalloc's notice.
+if grep -q '^KSNAP_ALLOCATOR_USED:INTERNAL=jemalloc$' "$build/CMakeCache.txt" 2>/dev/null; then
+  grep -qx usr/share/doc/ksnap/copyright.jemalloc "$work/contents" ||
+    fail "the program links jemalloc but the package has no /usr/share/doc/ksnap/copyright.jemalloc"
+fi
 # The shared library is declared (shlibs) and ldconfig runs on install.
 # (captured first: grep -q on a pipe under pipefail can SIGPIPE the writer)
 shlibs="$(dpkg-deb -I "$deb" shlibs 2>&1 || true)"
