@@ -100,6 +100,7 @@ std::string canonical_unit_text(const Module& m, const Unit& u) {
 
 std::string canonical_text(const Module& m) {
   std::string out;
+  out.reserve(m.input_bytes);  // about the input's size: no copies while it grows
   for (const Unit& u : m.units) out += canonical_unit_text(m, u);
   return out;
 }

@@ -124,8 +124,10 @@ Module Engine::build_module() const {
                  fallback_first_ + "): renaming one shows as a change";
   m.units.resize(units_.size());
   std::vector<uint32_t> sym_ids(syms_.size(), kNone);
+  m.symbols.reserve(syms_.size());  // at most one each; reserved, not written
   std::vector<uint32_t> disp;
   std::string all;
+  all.reserve(text_.size());  // about the input's size (names masked, debug info dropped)
   for (uint32_t u = 0; u < units_.size(); ++u) {
     Unit& unit = m.units[u];
     unit.name = std::string(units_[u].name);
