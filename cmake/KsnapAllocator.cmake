@@ -52,8 +52,6 @@ endif()
 if(KSNAP_ALLOCATOR_USED STREQUAL "jemalloc")
   message(STATUS "ksnap allocator: jemalloc (${KSNAP_JEMALLOC_ARCHIVE}, static)")
 endif()
-# For scripts that read the build's cache (tests/package/run.sh).
-set(KSNAP_ALLOCATOR_USED "${KSNAP_ALLOCATOR_USED}" CACHE INTERNAL "The allocator linked into the ksnap program")
 
 # Links the chosen allocator into the program `target` (tests/CMakeLists.txt
 # checks that the built `ksnap` runs on it).

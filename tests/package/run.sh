@@ -81,12 +81,6 @@ for f in usr/bin/ksnap usr/lib/libksnap_tune.a usr/lib/libksnap_diff.a usr/lib/l
   grep -qx "$f" "$work/contents" || fail "the package has no /$f"
 done
 if grep -E '__pycache__|\.pyc$' "$work/contents"; then fail "the package holds bytecode"; fi
-# The program links jemalloc statically when the build found it
-# (cmake/KsnapAllocator.cmake); then the package carries jemalloc's notice.
-if grep -q '^KSNAP_ALLOCATOR_USED:INTERNAL=jemalloc$' "$build/CMakeCache.txt" 2>/dev/null; then
-  grep -qx usr/share/doc/ksnap/copyright.jemalloc "$work/contents" ||
-    fail "the program links jemalloc but the package has no /usr/share/doc/ksnap/copyright.jemalloc"
-fi
 # The shared library is declared (shlibs) and ldconfig runs on install.
 # (captured first: grep -q on a pipe under pipefail can SIGPIPE the writer)
 shlibs="$(dpkg-deb -I "$deb" shlibs 2>&1 || true)"
@@ -97,6 +91,16 @@ grep -q '^[[:space:]]*ldconfig' <<<"$postinst" || fail "postinst runs no ldconfi
 # whole, links into a shared object (a non-PIC object fails with "relocation
 # R_X86_64_PC32 ... recompile with -fPIC").
 dpkg-deb -x "$deb" "$work/contents.d"
+# The package carries jemalloc's notice exactly when its program runs on
+# jemalloc (cmake/KsnapAllocator.cmake links it statically when found).
+allocator="$(sh "$src/tests/cli/allocator.sh" "$work/contents.d/usr/bin/ksnap")"
+if [ "$allocator" = jemalloc ]; then
+  grep -qx usr/share/doc/ksnap/copyright.jemalloc "$work/contents" ||
+    fail "the program runs on jemalloc but the package has no /usr/share/doc/ksnap/copyright.jemalloc"
+  say "the program runs on jemalloc; the package carries its copyright notice"
+elif grep -qx usr/share/doc/ksnap/copyright.jemalloc "$work/contents"; then
+  fail "the package carries jemalloc's notice but its program does not run on jemalloc"
+fi
 n=0
 for a in "$work"/contents.d/usr/lib/libksnap_*.a; do
   g++ -shared -o "$work/whole.so" -Wl,--whole-archive "$a" -Wl,--no-whole-archive >"$work/pic.log" 2>&1 ||

@@ -27,7 +27,17 @@ namespace {
 using testing::commit;
 using testing::kSha1;
 using testing::kSha2;
-using RawNorm = testing::StoreFixture;
+/// base recorded as kSha1, noise as kSha2 after it; no_licm never.
+class RawNorm : public testing::StoreFixture {
+ protected:
+  void record_base_and_noise() {
+    noise_ = load("noise");
+    no_licm_ = load("no_licm");
+    ASSERT_TRUE(store_->record(base_, commit(kSha1)));
+    ASSERT_TRUE(store_->record(noise_, commit(kSha2, {kSha1})));
+  }
+  build::Build noise_, no_licm_;
+};
 
 struct Count {
   size_t lexed = 0, known = 0;
@@ -58,10 +68,9 @@ Count ask(const build::KnownTexts& known, const build::Build& b) {
 }
 
 TEST_F(RawNorm, EveryTextARecordReadIsKnownWithItsNormalizedHash) {
-  build::Build noise = load("noise");
-  build::Build no_licm = load("no_licm");
-  ASSERT_TRUE(store_->record(base_, commit(kSha1)));
-  ASSERT_TRUE(store_->record(noise, commit(kSha2, {kSha1})));
+  ASSERT_NO_FATAL_FAILURE(record_base_and_noise());
+  const build::Build& noise = noise_;
+  const build::Build& no_licm = no_licm_;
   auto back = store_->load(kSha1);
   ASSERT_TRUE(back) << back.status().to_string();
   ASSERT_TRUE(back->known_texts) << "a loaded commit knows the store's raw texts";
@@ -84,10 +93,7 @@ TEST_F(RawNorm, EveryTextARecordReadIsKnownWithItsNormalizedHash) {
 }
 
 TEST_F(RawNorm, ConcurrentLookupsAnswerAsOneAtATimeAndOutliveTheStore) {
-  build::Build noise = load("noise");
-  build::Build no_licm = load("no_licm");
-  ASSERT_TRUE(store_->record(base_, commit(kSha1)));
-  ASSERT_TRUE(store_->record(noise, commit(kSha2, {kSha1})));
+  ASSERT_NO_FATAL_FAILURE(record_base_and_noise());
   auto back = store_->load(kSha1);
   ASSERT_TRUE(back && back->known_texts) << back.status().to_string();
   // Every lexed text of three builds, asked one at a time, then by four
@@ -97,7 +103,7 @@ TEST_F(RawNorm, ConcurrentLookupsAnswerAsOneAtATimeAndOutliveTheStore) {
     std::optional<uint64_t> want;
   };
   std::vector<Ask> asks;
-  for (const build::Build* b : {&base_, &noise, &no_licm})
+  for (const build::Build* b : {&base_, &noise_, &no_licm_})
     for (const build::Variant& v : b->variants)
       for (const build::StageFile& f : v.stages) {
         ir::Dialect d;
