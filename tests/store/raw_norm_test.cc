@@ -69,18 +69,16 @@ Count ask(const build::KnownTexts& known, const build::Build& b) {
 
 TEST_F(RawNorm, EveryTextARecordReadIsKnownWithItsNormalizedHash) {
   ASSERT_NO_FATAL_FAILURE(record_base_and_noise());
-  const build::Build& noise = noise_;
-  const build::Build& no_licm = no_licm_;
   auto back = store_->load(kSha1);
   ASSERT_TRUE(back) << back.status().to_string();
   ASSERT_TRUE(back->known_texts) << "a loaded commit knows the store's raw texts";
   // Both records' texts, not only the loaded commit's; no_licm was never recorded.
-  for (const build::Build* b : {&base_, &noise}) {
+  for (const build::Build* b : {&base_, &noise_}) {
     Count c = ask(*back->known_texts, *b);
     EXPECT_GE(c.lexed, 40u);
     EXPECT_EQ(c.known, c.lexed);
   }
-  Count c = ask(*back->known_texts, no_licm);
+  Count c = ask(*back->known_texts, no_licm_);
   EXPECT_LT(c.known, c.lexed) << "no_licm's changed texts were never recorded";
   EXPECT_GT(c.known, 0u) << "its unchanged texts are base's bytes";
   // The same bytes lexed by another dialect are another question.
