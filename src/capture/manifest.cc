@@ -13,7 +13,6 @@
 #include <dirent.h>
 
 #include <algorithm>
-#include <mutex>
 
 #include "ksnap/capture/json_text.h"
 #include "ksnap/support/file.h"
@@ -21,14 +20,12 @@
 
 namespace ksnap::capture {
 
-/// The manifest's text, and its parsed document only while it is needed:
-/// parse_manifest drops the document once the entries are read (at 100,000
-/// entries it is hundreds of megabytes; the text is a tenth of that), and
-/// locate() parses the text again on the rare error that needs a position.
+/// The manifest's text, and its parsed document only when an error needs a
+/// position: parse_manifest reads the entries one at a time (a whole tree of
+/// 100,000 entries is hundreds of megabytes; the text is a tenth of that),
+/// and locate() parses the text whole on the rare error that asks.
 struct ManifestText {
   std::string text;
-  mutable std::mutex mu;
-  mutable std::unique_ptr<json::Document> doc;
 };
 
 namespace {
@@ -116,14 +113,12 @@ Status read_entry(const json::Node& e, size_t index, ManifestEntry* out) {
 SourceLocation Manifest::locate(size_t index, std::string_view field,
                                 std::string_view stage) const {
   if (!text_) return {file, 0, 0};
-  std::lock_guard<std::mutex> lock(text_->mu);
-  if (!text_->doc) {
-    auto doc = json::Document::parse(text_->text, file);
-    if (!doc) return {file, 0, 0};  // parsed once already: cannot happen
-    text_->doc = std::make_unique<json::Document>(std::move(*doc));
-  }
-  json::Node e = text_->doc->root()["entries"][index];
-  json::Node at = e[field];
+  // Errors only: the text is parsed again, down to the one entry asked for.
+  auto doc = json::StreamedObject::parse(text_->text, file, "entries");
+  if (!doc || !doc->streamed() || index >= doc->size()) return {file, 0, 0};
+  auto e = doc->item(index);
+  if (!e) return {file, 0, 0};  // read once already: cannot happen
+  json::Node at = e->root()[field];
   if (!stage.empty()) at = at[stage];
   return at.location();
 }
@@ -137,9 +132,11 @@ Status Manifest::entry_error(size_t index, std::string_view field, const std::st
 Expected<Manifest> parse_manifest(std::string text, std::string name, ManifestKind kind) {
   auto src = std::make_shared<ManifestText>();
   src->text = std::move(text);
-  KSNAP_ASSIGN_OR_RETURN(json::Document doc, json::Document::parse(src->text, name));
-  src->doc = std::make_unique<json::Document>(std::move(doc));
-  json::Node m = src->doc->root();
+  // The entries one at a time: at 100,000 of them a whole tree would take
+  // several times the text (json::StreamedObject).
+  KSNAP_ASSIGN_OR_RETURN(json::StreamedObject doc,
+                         json::StreamedObject::parse(src->text, name, "entries"));
+  json::Node m = doc.rest().root();
   if (!m.is_object())
     return make_error(ErrorCode::kParseError, "manifest is not a JSON object", {name, 1, 1});
   Manifest out;
@@ -153,18 +150,19 @@ Expected<Manifest> parse_manifest(std::string text, std::string name, ManifestKi
   json::Node entries = m["entries"];
   if (!entries.is_array())
     return make_error(ErrorCode::kParseError, "manifest has no \"entries\" array", {name, 1, 1});
-  out.entries.resize(entries.size());
-  for (size_t i = 0; i < entries.size(); ++i)
-    KSNAP_RETURN_IF_ERROR(read_entry(entries[i], i, &out.entries[i]));
-  src->doc.reset();  // what locate() needs it parses again
-  out.text_ = std::move(src);
+  out.entries.resize(doc.size());
+  for (size_t i = 0; i < doc.size(); ++i) {
+    KSNAP_ASSIGN_OR_RETURN(json::Document e, doc.item(i));
+    KSNAP_RETURN_IF_ERROR(read_entry(e.root(), i, &out.entries[i]));
+  }
+  out.text_ = std::move(src);  // locate() parses it again on an error
   return out;
 }
 
 Expected<Manifest> read_manifest(const std::string& dir) {
   const std::string path = dir + "/manifest.json";
   KSNAP_ASSIGN_OR_RETURN(TextBuffer buf, read_text_file(path));
-  return parse_manifest(std::string(buf.view()), path, ManifestKind::kCapture);
+  return parse_manifest(std::move(buf).release(), path, ManifestKind::kCapture);
 }
 
 Expected<std::vector<Manifest>> read_shards(const std::string& dir) {
@@ -191,7 +189,7 @@ Expected<std::vector<Manifest>> read_shards(const std::string& dir) {
     if (!p) return make_error(p.status().code(), p.status().message(), {dir + "/manifest.d/" + n, 0, 0});
     KSNAP_ASSIGN_OR_RETURN(TextBuffer buf, read_text_file(*p));
     KSNAP_ASSIGN_OR_RETURN(Manifest m,
-                           parse_manifest(std::string(buf.view()), *p, ManifestKind::kShard));
+                           parse_manifest(std::move(buf).release(), *p, ManifestKind::kShard));
     out.push_back(std::move(m));
   }
   return out;

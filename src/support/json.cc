@@ -327,9 +327,132 @@ Expected<std::vector<Document>> Document::parse_sequence(std::string_view text, 
   return docs;
 }
 
+namespace {
+
+/// A member of the object being streamed: its key and value's extent.
+struct MemberSpan {
+  std::string key;
+  size_t begin, end;
+};
+
+/// The members of the object that opens at t[at] == '{', or false when the
+/// text around them is not exactly `{ "k": v, ... }` followed by whitespace
+/// only (the values themselves are checked when parsed).
+bool split_members(std::string_view t, size_t at, std::vector<MemberSpan>* out) {
+  at = skip_space(t, at + 1);
+  if (at < t.size() && t[at] == '}') return skip_space(t, at + 1) == t.size();
+  while (true) {
+    if (at >= t.size() || t[at] != '"') return false;
+    const size_t key_end = skip_string(t, at);
+    if (key_end > t.size() || t[key_end - 1] != '"' || key_end - at < 2) return false;
+    std::string_view raw = t.substr(at, key_end - at);
+    std::string key;
+    if (raw.find('\\') == kNpos) {
+      key = std::string(raw.substr(1, raw.size() - 2));
+    } else {
+      Value v = Value::parse(raw.begin(), raw.end(), nullptr, /*allow_exceptions=*/false);
+      if (!v.is_string()) return false;
+      key = v.get<std::string>();
+    }
+    at = skip_space(t, key_end);
+    if (at >= t.size() || t[at] != ':') return false;
+    const size_t begin = skip_space(t, at + 1);
+    const size_t end = skip_value(t, begin);
+    if (end <= begin || end > t.size()) return false;
+    out->push_back({std::move(key), begin, end});
+    at = skip_space(t, end);
+    if (at >= t.size()) return false;
+    if (t[at] == '}') return skip_space(t, at + 1) == t.size();
+    if (t[at] != ',') return false;
+    at = skip_space(t, at + 1);
+  }
+}
+
+/// The items of the array t[begin, end) (t[begin] == '['), as offsets, or
+/// false when the commas and brackets between them are not exactly right.
+bool split_items(std::string_view t, size_t begin, size_t end,
+                 std::vector<std::pair<size_t, size_t>>* out) {
+  size_t at = skip_space(t, begin + 1);
+  if (at < end && t[at] == ']') return at + 1 == end;
+  while (true) {
+    const size_t item_end = skip_value(t, at);
+    if (item_end <= at || item_end > end) return false;
+    out->emplace_back(at, item_end);
+    at = skip_space(t, item_end);
+    if (at >= end) return false;
+    if (t[at] == ']') return at + 1 == end;
+    if (t[at] != ',') return false;
+    at = skip_space(t, at + 1);
+  }
+}
+
+}  // namespace
+
+Expected<StreamedObject> StreamedObject::parse(std::string_view text, std::string file,
+                                               std::string_view array_key, int max_depth) {
+  const Path array_path = Path().key(array_key);
+  auto whole = [&]() -> Expected<StreamedObject> {  // not an object to stream, or an error
+    KSNAP_ASSIGN_OR_RETURN(Document d, Document::parse(text, file, max_depth));
+    return StreamedObject(std::move(d), text, file, array_path);
+  };
+  // What Document::parse checks of the whole text before parsing, here too:
+  // the same errors at the same places.
+  KSNAP_RETURN_IF_ERROR(check_before_parse(text, 0, text.size(), file, max_depth));
+  const size_t start = first_value(text);
+  if (start >= text.size() || text[start] != '{') return whole();
+  std::vector<MemberSpan> members;
+  if (!split_members(text, start, &members)) return whole();
+  // The last member named `array_key` is the one (a repeated key: the last
+  // wins, as in a parsed tree); it is streamed when it is an array.
+  const MemberSpan* array = nullptr;
+  for (const MemberSpan& m : members)
+    if (m.key == array_key) array = &m;
+  if (!array || text[array->begin] != '[') return whole();
+  std::vector<std::pair<size_t, size_t>> spans;
+  if (!split_items(text, array->begin, array->end, &spans)) return whole();
+
+  Value rest = Value::object();
+  for (const MemberSpan& m : members) {
+    auto v = parse_in(text, m.begin, m.end, file, max_depth);
+    if (!v) return whole();  // Document::parse's own words for the error
+    if (&m != array) rest[m.key] = std::move(*v);
+  }
+  rest[std::string(array_key)] = Value::array();
+  SourceLocation at = location_in(text, start, file);
+  StreamedObject out(Document(text, file, std::move(rest), start, at.line, at.column), text, file,
+                     array_path);
+  out.streamed_ = true;
+  out.max_depth_ = max_depth;
+  out.items_.reserve(spans.size());
+  size_t loc_at = start;
+  for (const auto& [b, e] : spans) {  // item locations in one pass
+    at = location_from(text, loc_at, std::move(at), b);
+    loc_at = b;
+    out.items_.push_back({b, e, at.line, at.column});
+  }
+  return out;
+}
+
+Expected<Document> StreamedObject::item(size_t i) const {
+  const Item& it = items_.at(i);
+  auto v = parse_in(text_, it.begin, it.end, file_, max_depth_);
+  if (!v) {
+    // Document::parse's error for the whole text (the same words and place);
+    // this item's own when the whole text somehow parses.
+    auto d = json::parse(text_, file_, max_depth_);
+    return d ? v.status() : d.status();
+  }
+  return Document(text_, file_, std::move(*v), it.begin, it.line, it.column,
+                  array_path_.index(i));
+}
+
 size_t Document::offset_of(const Path& p) const {
   size_t at = start_;
-  for (const Path::Step& s : p.steps()) {
+  // Paths of a streamed item start with its place in the whole document
+  // (root_path_); the rest is found from the item's own start.
+  const size_t skip = std::min(root_path_.steps().size(), p.steps().size());
+  for (size_t k = skip; k < p.steps().size(); ++k) {
+    const Path::Step& s = p.steps()[k];
     size_t next = find_child(text_, at, s);
     if (next == kNpos) break;
     at = next;

@@ -272,5 +272,128 @@ TEST(Json, ParseOrStringKeepsNonJsonTextAsAString) {
   }
 }
 
+
+/// What Document::parse makes of `text`, read as a StreamedObject reads it:
+/// either the first error, or (rest without "entries", the items).
+struct Read {
+  std::string error;  ///< Status::to_string(), "" when read.
+  Value rest;
+  std::vector<Value> items;
+  std::vector<std::string> item_paths;
+  std::vector<SourceLocation> kernel_at;  ///< Where each item's "kernel" is.
+};
+
+Read read_whole(std::string_view text) {
+  Read r;
+  auto d = Document::parse(text, "m.json");
+  if (!d) {
+    r.error = d.status().to_string();
+    return r;
+  }
+  r.rest = d->value();
+  Node entries = d->root()["entries"];
+  if (!d->value().is_object() || !entries.is_array()) return r;
+  r.rest["entries"] = Value::array();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    r.items.push_back(entries[i].value());
+    r.item_paths.push_back(entries[i].path().to_string());
+    r.kernel_at.push_back(entries[i]["kernel"].location());
+  }
+  return r;
+}
+
+Read read_streamed(std::string_view text) {
+  Read r;
+  auto s = StreamedObject::parse(text, "m.json", "entries");
+  if (!s) {
+    r.error = s.status().to_string();
+    return r;
+  }
+  r.rest = s->rest().value();
+  for (size_t i = 0; i < s->size(); ++i) {
+    auto item = s->item(i);
+    if (!item) {
+      r = Read{};
+      r.error = item.status().to_string();
+      return r;
+    }
+    r.items.push_back(item->value());
+    r.item_paths.push_back(item->root().path().to_string());
+    r.kernel_at.push_back(item->root()["kernel"].location());
+  }
+  return r;
+}
+
+TEST(Json, StreamedObjectReadsWhatTheWholeTreeHolds) {
+  // Valid manifests in every spelling JSON allows, and broken ones: the
+  // streamed reading gives the same members, items, paths and locations, or
+  // the same error at the same place.
+  const std::string deep = "{\"entries\": [" + nested(kMaxDepth - 1) + "]}";
+  const std::string too_deep = "{\"entries\": [" + nested(kMaxDepth) + "]}";
+  const std::vector<std::string> texts = {
+      R"({"format": "ksnap-capture", "entries": [{"kernel": "a"}, {"kernel": "b"}]})",
+      "\xEF\xBB\xBF {\n\t\"entries\"\r\n:\n[ {\"kernel\":\"a\",\n \"x\": [1, {\"y\": \"]}\"}]} ,\n"
+      "{\"kernel\" : \"b\"} ] , \"arch\": \"sm90\" }\n",
+      R"({"entries": []})",
+      R"({"entries": [], "entries": [{"kernel": "last wins"}]})",
+      R"({"entries": [{"kernel": "first"}], "entries": {"not": "an array"}})",
+      R"({"entr\u0069es": [{"kernel": "escaped key"}], "b\"q": 1})",
+      R"({"entries": [1, "two", null, [3], {"kernel": "k"}]})",
+      R"({"arch": "sm90"})",
+      R"({})",
+      R"([{"entries": []}])",
+      R"("entries")",
+      R"({"entries": {"kernel": "a"}})",
+      deep,
+      // Broken: each must fail as the whole tree fails.
+      "",
+      "{",
+      R"({"entries": [{"kernel": "a"}, {"kernel": tru}]})",
+      R"({"entries": [{"kernel": "a"},, {"kernel": "b"}]})",
+      R"({"entries": [{"kernel": "a"},]})",
+      R"({"entries": [{"kernel": "a"}] "arch": 1})",
+      R"({"entries": [{"kernel": "a"}]} trailing)",
+      R"({"entries": [{"kernel": "a"}]}})",
+      R"({"entries": [{"kernel": "a"]}]})",
+      R"({"entries": [{"kernel": "unclosed}]})",
+      R"({"entries": [{"kernel": "a"}], "arch": sm90})",
+      R"({"entries": [{"kernel": "a"}], "arch": })",
+      R"({"entries" [{"kernel": "a"}]})",
+      R"({entries: [{"kernel": "a"}]})",
+      R"({"entries": [{"kernel": "a\xff"}]})",
+      "{\"entries\": [{\"kernel\": \"a\"}, {\"k\0\": 1}]}",
+      std::string("{\"entries\": [{\"kernel\": \"a\"}]}\0", 31),
+      too_deep,
+      R"({"entries": [{"kernel": "a"}, {"kernel": 1e400}]})",
+  };
+  for (const std::string& t : texts) {
+    Read whole = read_whole(t), streamed = read_streamed(t);
+    EXPECT_EQ(streamed.error, whole.error) << t;
+    EXPECT_EQ(streamed.rest, whole.rest) << t;
+    EXPECT_EQ(streamed.items, whole.items) << t;
+    EXPECT_EQ(streamed.item_paths, whole.item_paths) << t;
+    ASSERT_EQ(streamed.kernel_at.size(), whole.kernel_at.size()) << t;
+    for (size_t i = 0; i < whole.kernel_at.size(); ++i) {
+      EXPECT_EQ(streamed.kernel_at[i].line, whole.kernel_at[i].line) << t << " item " << i;
+      EXPECT_EQ(streamed.kernel_at[i].column, whole.kernel_at[i].column) << t << " item " << i;
+    }
+  }
+}
+
+TEST(Json, StreamedItemsTypeErrorsNameTheirPlaceInTheWholeText) {
+  const std::string text = "{\n \"entries\": [\n  {\"kernel\": \"a\"},\n  {\"kernel\": 7}\n ]\n}";
+  auto s = StreamedObject::parse(text, "manifest.json", "entries");
+  ASSERT_TRUE(s) << s.status().to_string();
+  ASSERT_TRUE(s->streamed());
+  ASSERT_EQ(s->size(), 2u);
+  auto e = s->item(1);
+  ASSERT_TRUE(e);
+  std::string kernel;
+  Status st = e->root()["kernel"].read(&kernel, Need::kRequired);
+  EXPECT_EQ(st.to_string(),
+            "manifest.json:4:14: parse error: expected string for \"kernel\" in entries[1], got "
+            "number");
+}
+
 }  // namespace
 }  // namespace ksnap::json

@@ -26,6 +26,14 @@ class TextBuffer {
   const char* c_str() const { return data_.data(); }
   size_t size() const { return data_.size() - 1; }
   std::string_view view() const { return std::string_view(data_.data(), size()); }
+  /// The contents as a string (without the sentinel), moved out: no copy.
+  /// The buffer is empty afterwards.
+  std::string release() && {
+    std::string out = std::move(data_);
+    out.pop_back();
+    data_.assign(1, '\0');
+    return out;
+  }
 
   /// 1-based line and column of byte `offset` (computed on demand, O(offset)).
   SourceLocation location_of(size_t offset) const;

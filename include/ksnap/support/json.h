@@ -136,7 +136,7 @@ class Document {
   Document& operator=(Document&&) = default;
 
   /// The root value as a Node. Take it after the Document is in its final place.
-  Node root() const { return Node(this, &value_, Path()); }
+  Node root() const { return Node(this, &value_, root_path_); }
   const Value& value() const { return value_; }
   Value& mutable_value() { return value_; }
   const std::string& file() const { return file_; }
@@ -150,14 +150,16 @@ class Document {
   std::vector<SourceLocation> locate_items(const Path& p) const;
 
  private:
+  friend class StreamedObject;
   Document(std::string_view text, std::string file, Value v, size_t start, uint32_t start_line,
-           uint32_t start_column)
+           uint32_t start_column, Path root_path = Path())
       : text_(text),
         file_(std::move(file)),
         value_(std::move(v)),
         start_(start),
         start_line_(start_line),
-        start_column_(start_column) {}
+        start_column_(start_column),
+        root_path_(std::move(root_path)) {}
   /// Offset in text_ of the value at `p` (of its nearest present ancestor).
   size_t offset_of(const Path& p) const;
   SourceLocation start_location() const;
@@ -170,6 +172,62 @@ class Document {
   /// not rescan the 9,999 before it.
   size_t start_ = 0;
   uint32_t start_line_ = 1, start_column_ = 1;
+  /// Where this document's value sits in a larger one (an item of a
+  /// StreamedObject: `entries[7]`): the prefix of every Node's path.
+  Path root_path_;
+};
+
+/// One JSON object whose big array member is read one item at a time. A
+/// capture manifest's 100,000 "entries" parsed as one tree take several
+/// times the text's size; read this way one entry's tree is in memory at a
+/// time, and errors say the same thing at the same place.
+///
+///   KSNAP_ASSIGN_OR_RETURN(StreamedObject m, StreamedObject::parse(text, "manifest.json", "entries"));
+///   m.rest().root()["format"]            // every member but "entries"
+///   for (size_t i = 0; i < m.size(); ++i) {
+///     KSNAP_ASSIGN_OR_RETURN(Document e, m.item(i));
+///     e.root()["kernel"]                 // path entries[i].kernel, located in the whole text
+///   }
+class StreamedObject {
+ public:
+  /// Checks the whole text as Document::parse does first (depth limit, NUL
+  /// bytes), then the object's structure, parses every member but
+  /// `array_key`, and finds where each of `array_key`'s items starts and
+  /// ends. A text that is not such an object (not an object, `array_key`
+  /// absent or not an array) is parsed whole: rest() is all of it and
+  /// size() is 0. Errors are Document::parse's, at the same places. `text`
+  /// must outlive the object and every item Document.
+  static Expected<StreamedObject> parse(std::string_view text, std::string file,
+                                        std::string_view array_key, int max_depth = kMaxDepth);
+
+  /// The object without the items: `array_key` is an empty array there when
+  /// it was streamed (streamed()), its items only through item().
+  const Document& rest() const { return rest_; }
+  bool streamed() const { return streamed_; }
+  size_t size() const { return items_.size(); }
+  /// Item `i` (< size()) parsed now: root() has the path `array_key[i]` and
+  /// locates in the whole text. A syntax error in it is Document::parse's
+  /// error for the whole text (items are checked only when read).
+  Expected<Document> item(size_t i) const;
+
+ private:
+  struct Item {
+    size_t begin, end;
+    uint32_t line, column;
+  };
+  StreamedObject(Document rest, std::string_view text, std::string file, Path array_path)
+      : rest_(std::move(rest)),
+        text_(text),
+        file_(std::move(file)),
+        array_path_(std::move(array_path)) {}
+
+  Document rest_;
+  std::string_view text_;
+  std::string file_;
+  Path array_path_;
+  bool streamed_ = false;
+  int max_depth_ = kMaxDepth;
+  std::vector<Item> items_;
 };
 
 /// Parses `text` as one JSON value (depth-limited, located syntax errors).
