@@ -5,7 +5,9 @@
 // inside the text and typed reads never throw. The same text read as a
 // sequence (JSON lines): errors located inside the text; a text that parses
 // as one document is a sequence of exactly that document; an array's
-// one-pass item locations equal each item's own.
+// one-pass item locations equal each item's own. Read as a StreamedObject
+// (its "entries" one at a time, as manifests are): the same error, or the
+// same members, items, paths and item locations as the whole tree.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,6 +61,49 @@ void walk(const ksnap::json::Node& n, int depth, size_t lines) {
   }
 }
 
+/// The streamed reading of `text` agrees with `doc`, the whole tree (or
+/// its error).
+void check_streamed(std::string_view text, const ksnap::Expected<ksnap::json::Document>& doc) {
+  using namespace ksnap;
+  auto s = json::StreamedObject::parse(text, "fuzz.json", "entries");
+  std::string error;
+  std::vector<json::Document> items;
+  if (!s) {
+    error = s.status().to_string();
+  } else {
+    for (size_t i = 0; i < s->size() && error.empty(); ++i) {
+      auto item = s->item(i);
+      if (item) items.push_back(std::move(*item));
+      else error = item.status().to_string();
+    }
+  }
+  if (!doc) {
+    check(error == doc.status().to_string());
+    return;
+  }
+  check(error.empty());
+  json::Value rest = doc->value();
+  json::Node entries = doc->root()["entries"];
+  const bool streamed = rest.is_object() && entries.is_array();
+  check(s->streamed() == streamed);
+  if (streamed) rest["entries"] = json::Value::array();
+  check(s->rest().value() == rest);
+  check(items.size() == (streamed ? entries.size() : 0));
+  for (size_t i = 0; i < items.size(); ++i) {
+    check(items[i].value() == entries[i].value());
+    check(items[i].root().path().to_string() == entries[i].path().to_string());
+    const SourceLocation a = items[i].root().location(), b = entries[i].location();
+    check(a.line == b.line && a.column == b.column);
+    if (i < 4 && items[i].value().is_object()) {
+      for (auto it = items[i].value().begin(); it != items[i].value().end(); ++it) {
+        const SourceLocation x = items[i].root()[it.key()].location();
+        const SourceLocation y = entries[i][it.key()].location();
+        check(x.line == y.line && x.column == y.column);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -73,6 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const json::Document& d : *seq) walk(d.root(), 3, lines);
   }
   auto doc = json::Document::parse(text, "fuzz.json");
+  check_streamed(text, doc);
   if (doc) check(seq.has_value() && seq->size() == 1 && (*seq)[0].value() == doc->value());
   if (!doc) {
     const Status& s = doc.status();

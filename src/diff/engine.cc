@@ -48,7 +48,18 @@ struct Task {
   bool binary = false;  ///< Slot in VariantDiff::binaries, compared by bytes.
   /// Texts BASE's source has seen (Build::known_texts), or null.
   const build::KnownTexts* known = nullptr;
+  /// The stage files belong to builds this diff consumes (diff_builds of
+  /// rvalues): once compared, their paths move into the StageDiff.
+  bool owned = false;
 };
+
+/// Moves an owned task's paths into its StageDiff (they are no longer read).
+/// The builds are the consuming diff_builds' own, so the stage files are
+/// not const objects: only the Task's view of them is.
+void move_paths(const Task& t, StageDiff* sd) {
+  if (t.base) sd->base_path = std::move(const_cast<build::StageFile*>(t.base)->path);
+  if (t.head) sd->head_path = std::move(const_cast<build::StageFile*>(t.head)->path);
+}
 
 /// Hash and size of a binary artifact's bytes.
 Status hash_bytes(const build::StageFile& f, uint64_t* hash, int64_t* size) {
@@ -217,8 +228,10 @@ bool decided_without_base_text(const Task& t, const DiffOptions& opts, ir::Diale
 }
 
 void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
-  if (t.base) sd->base_path = t.base->path;
-  if (t.head) sd->head_path = t.head->path;
+  if (!t.owned) {  // an owned stage file's path moves in once it is compared
+    if (t.base) sd->base_path = t.base->path;
+    if (t.head) sd->head_path = t.head->path;
+  }
   if (!t.base || !t.head) return one_sided_task(t, opts, sd);
   ir::Dialect d;
   const bool lexed = ir::dialect_for_stage(t.base->stage, &d);
@@ -453,8 +466,15 @@ const build::NotRebuilt* not_rebuilt_match(const build::Build& head,
 
 }  // namespace
 
-Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& head,
-                                 const DiffOptions& opts) {
+namespace {
+
+/// diff_builds; with `owned` (the builds themselves, non-const, when the
+/// caller gave them away) paths move into the result and each variant's
+/// text stage files are freed once its last text stage is compared.
+Expected<DiffResult> diff_builds_impl(const build::Build& base, const build::Build& head,
+                                      const DiffOptions& opts, build::Build* owned_base,
+                                      build::Build* owned_head) {
+  const bool owned = owned_base && owned_head;
   DiffResult r;
   r.base_name = base.name;
   r.head_name = head.name;
@@ -531,13 +551,33 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       // Known nondeterminism of either side; kept only if the stage changed.
       sd.unstable = (b && b->unstable(st)) || (h && h->unstable(st));
       v.stages.push_back(sd);
-      tasks.push_back({vi, v.stages.size() - 1, bf, hf, false, base.known_texts.get()});
+      tasks.push_back({vi, v.stages.size() - 1, bf, hf, false, base.known_texts.get(), owned});
     }
     for (const std::string& st : binary_stage_names(b, h, opts.stages))
       add_binary(b, h, st, vi, &v, &tasks);
     r.variants.push_back(std::move(v));
   }
   label_kernels(variant_of, &r);
+
+  // Owned builds: text tasks left per variant of each side; the last one
+  // done frees that variant's text stage files.
+  std::vector<std::atomic<uint32_t>> left_base(owned ? base.variants.size() : 0);
+  std::vector<std::atomic<uint32_t>> left_head(owned ? head.variants.size() : 0);
+  if (owned) {
+    for (const Task& t : tasks) {
+      if (t.binary) continue;
+      const VariantDiff& v = r.variants[t.variant];
+      if (t.base) left_base[static_cast<size_t>(v.base_index)].fetch_add(1);
+      if (t.head) left_head[static_cast<size_t>(v.head_index)].fetch_add(1);
+    }
+  }
+  auto release = [&](const Task& t) {
+    const VariantDiff& v = r.variants[t.variant];
+    if (t.base && left_base[static_cast<size_t>(v.base_index)].fetch_sub(1) == 1)
+      std::vector<build::StageFile>().swap(owned_base->variants[v.base_index].stages);
+    if (t.head && left_head[static_cast<size_t>(v.head_index)].fetch_sub(1) == 1)
+      std::vector<build::StageFile>().swap(owned_head->variants[v.head_index].stages);
+  };
 
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = std::min<unsigned>(jobs, std::max<size_t>(1, tasks.size()));
@@ -557,6 +597,10 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
       VariantDiff& vd = r.variants[t.variant];
       if (!t.binary) {
         run_task_guarded(t, opts, &vd.stages[t.stage_slot]);
+        if (owned) {
+          move_paths(t, &vd.stages[t.stage_slot]);
+          release(t);
+        }
         tick();
         continue;
       }
@@ -606,6 +650,18 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
   return r;
 }
 
+}  // namespace
+
+Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& head,
+                                 const DiffOptions& opts) {
+  return diff_builds_impl(base, head, opts, nullptr, nullptr);
+}
+
+Expected<DiffResult> diff_builds(build::Build&& base, build::Build&& head,
+                                 const DiffOptions& opts) {
+  return diff_builds_impl(base, head, opts, &base, &head);
+}
+
 Expected<DiffResult> diff_paths(const std::string& base, const std::string& head,
                                 const DiffOptions& opts) {
   // The two manifests (and every variant's metadata) load concurrently.
@@ -618,7 +674,7 @@ Expected<DiffResult> diff_paths(const std::string& base, const std::string& head
   loader.join();
   if (!b) return b.status();
   if (!h) return h.status();
-  return diff_builds(*b, *h, opts);
+  return diff_builds(std::move(*b), std::move(*h), opts);
 }
 
 }  // namespace ksnap::diff

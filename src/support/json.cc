@@ -345,15 +345,12 @@ bool split_members(std::string_view t, size_t at, std::vector<MemberSpan>* out) 
     if (at >= t.size() || t[at] != '"') return false;
     const size_t key_end = skip_string(t, at);
     if (key_end > t.size() || t[key_end - 1] != '"' || key_end - at < 2) return false;
+    // The parser reads the key (escapes, UTF-8, control bytes): a key it
+    // would refuse makes the whole text the parser's to report.
     std::string_view raw = t.substr(at, key_end - at);
-    std::string key;
-    if (raw.find('\\') == kNpos) {
-      key = std::string(raw.substr(1, raw.size() - 2));
-    } else {
-      Value v = Value::parse(raw.begin(), raw.end(), nullptr, /*allow_exceptions=*/false);
-      if (!v.is_string()) return false;
-      key = v.get<std::string>();
-    }
+    Value k = Value::parse(raw.begin(), raw.end(), nullptr, /*allow_exceptions=*/false);
+    if (!k.is_string()) return false;
+    std::string key = k.get<std::string>();
     at = skip_space(t, key_end);
     if (at >= t.size() || t[at] != ':') return false;
     const size_t begin = skip_space(t, at + 1);

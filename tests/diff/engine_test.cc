@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ksnap/build/build.h"
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -71,6 +73,60 @@ TEST(EngineTest, JobsDoNotChangeTheResult) {
   EXPECT_EQ(changed(*a), changed(*b));
   ASSERT_EQ(a->groups.size(), b->groups.size());
   for (size_t i = 0; i < a->groups.size(); ++i) EXPECT_EQ(a->groups[i].signature, b->groups[i].signature);
+}
+
+/// Everything a report reads of a result's stages, as text.
+std::string fingerprint(const DiffResult& r) {
+  std::string out;
+  for (const auto& v : r.variants) {
+    out += v.key.id() + " " + std::to_string(static_cast<int>(v.pairing)) + "\n";
+    for (const auto* list : {&v.stages, &v.binaries})
+      for (const auto& s : *list) {
+        out += "  " + s.stage + " " + status_name(s.status) + " " + s.base_path + " " +
+               s.head_path + " " + std::to_string(s.base_hash) + " " +
+               std::to_string(s.head_hash) + " +" + std::to_string(s.lines_added) + " -" +
+               std::to_string(s.lines_removed) + " hunks " + std::to_string(s.hunks.size()) +
+               " ops " + std::to_string(s.op_deltas.size()) + " stats " +
+               std::to_string(s.stats.size()) + " [" + s.fallback + "]\n";
+      }
+    for (const auto& [k, p] : v.resources)
+      out += "  " + k + " " + std::to_string(p.first) + " " + std::to_string(p.second) + "\n";
+  }
+  for (const auto& g : r.groups) out += "group " + std::to_string(g.signature) + "\n";
+  return out;
+}
+
+// The CLI gives its builds away: the result is the same, paths included,
+// and the builds keep their binaries but no text stage files.
+TEST(EngineTest, ConsumingTheBuildsGivesTheSameResult) {
+  for (const char* head_name : {"no_licm", "fusion_off", "noise"}) {
+    auto base = build::load_build(example("base"));
+    auto head = build::load_build(example(head_name));
+    ASSERT_TRUE(base && head);
+    // Removed and added variants (one-sided stages) too.
+    head->variants.erase(head->variants.begin() + 2);
+    base->variants.erase(base->variants.begin() + 5);
+    for (unsigned jobs : {1u, 2u}) {
+      DiffOptions o;
+      o.jobs = jobs;
+      build::Build b = *base, h = *head;
+      auto kept = diff_builds(b, h, o);
+      auto consumed = diff_builds(std::move(b), std::move(h), o);
+      ASSERT_TRUE(kept && consumed) << head_name;
+      EXPECT_EQ(fingerprint(*consumed), fingerprint(*kept)) << head_name << " jobs " << jobs;
+      size_t binaries = 0;
+      for (const build::Build* side : {&b, &h})
+        for (const build::Variant& v : side->variants) {
+          EXPECT_TRUE(v.stages.empty()) << v.id();
+          binaries += v.binaries.size();
+        }
+      EXPECT_GT(binaries, 0u);
+      bool saw_path = false;
+      for (const auto& v : consumed->variants)
+        for (const auto& s : v.stages) saw_path = saw_path || !s.base_path.empty();
+      EXPECT_TRUE(saw_path);
+    }
+  }
 }
 
 TEST(EngineTest, StageAndKernelFilters) {

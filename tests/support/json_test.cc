@@ -365,6 +365,11 @@ TEST(Json, StreamedObjectReadsWhatTheWholeTreeHolds) {
       std::string("{\"entries\": [{\"kernel\": \"a\"}]}\0", 31),
       too_deep,
       R"({"entries": [{"kernel": "a"}, {"kernel": 1e400}]})",
+      // Keys the parser refuses (json_fuzz found the first): invalid UTF-8,
+      // a raw control byte, a bad escape.
+      "{\"a\x98ch\": \"sm90\", \"entries\": [{\"kernel\": \"a\"}]}",
+      "{\"a\tb\": 1, \"entries\": []}",
+      R"({"a\qb": 1, "entries": []})",
   };
   for (const std::string& t : texts) {
     Read whole = read_whole(t), streamed = read_streamed(t);

@@ -194,7 +194,7 @@ int run_diff(const DiffArgs& a) {
   if (!filters.is_ok()) return report_error(filters);
   Progress progress("comparing kernel-stages", !a.quiet);
   opts.progress = [&progress](size_t done, size_t total) { progress.update(done, total); };
-  auto result = diff::diff_builds(base, head, opts);
+  auto result = diff::diff_builds(std::move(base), std::move(head), opts);  // neither is read again
   progress.finish();
   if (!result) return report_error(result.status());
   if (!a.base_label.empty()) result->base_name = a.base_label;

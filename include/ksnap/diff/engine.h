@@ -40,6 +40,15 @@ struct DiffOptions {
 Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& head,
                                  const DiffOptions& opts = {});
 
+/// The same, for a caller that needs neither build afterwards (the CLI's
+/// `ksnap diff`): each text stage file's path moves into its StageDiff
+/// instead of being copied, and a variant's text stage files (paths, texts
+/// held in memory) are freed as soon as its stages are compared, so that a
+/// suite's files are not held twice at the peak. The builds are left valid
+/// but without text stages; their binaries are kept.
+Expected<DiffResult> diff_builds(build::Build&& base, build::Build&& head,
+                                 const DiffOptions& opts = {});
+
 /// Loads both builds and compares them.
 Expected<DiffResult> diff_paths(const std::string& base, const std::string& head,
                                 const DiffOptions& opts = {});
