@@ -150,10 +150,13 @@ Expected<Manifest> parse_manifest(std::string text, std::string name, ManifestKi
   json::Node entries = m["entries"];
   if (!entries.is_array())
     return make_error(ErrorCode::kParseError, "manifest has no \"entries\" array", {name, 1, 1});
-  out.entries.resize(doc.size());
+  // Room for the entries the text can hold (an entry with "kernel" and
+  // "cache_dir" takes over 30 bytes): `"entries": [1,1,1,...]` in a small
+  // file reserves no gigabytes, and fails at its first item.
+  out.entries.reserve(std::min(doc.size(), src->text.size() / 32 + 1));
   for (size_t i = 0; i < doc.size(); ++i) {
     KSNAP_ASSIGN_OR_RETURN(json::Document e, doc.item(i));
-    KSNAP_RETURN_IF_ERROR(read_entry(e.root(), i, &out.entries[i]));
+    KSNAP_RETURN_IF_ERROR(read_entry(e.root(), i, &out.entries.emplace_back()));
   }
   out.text_ = std::move(src);  // locate() parses it again on an error
   return out;
