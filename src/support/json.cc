@@ -408,11 +408,15 @@ Expected<StreamedObject> StreamedObject::parse(std::string_view text, std::strin
   std::vector<std::pair<size_t, size_t>> spans;
   if (!split_items(text, array->begin, array->end, &spans)) return whole();
 
+  // The other members, each parsed alone (the whole text's depth and NUL
+  // bytes were checked above); the array's items are parsed by item().
   Value rest = Value::object();
   for (const MemberSpan& m : members) {
-    auto v = parse_in(text, m.begin, m.end, file, max_depth);
-    if (!v) return whole();  // Document::parse's own words for the error
-    if (&m != array) rest[m.key] = std::move(*v);
+    if (&m == array) continue;
+    const std::string_view part = text.substr(m.begin, m.end - m.begin);
+    Value v = Value::parse(part.begin(), part.end(), nullptr, /*allow_exceptions=*/false);
+    if (v.is_discarded()) return whole();  // Document::parse's own words for the error
+    rest[m.key] = std::move(v);
   }
   rest[std::string(array_key)] = Value::array();
   SourceLocation at = location_in(text, start, file);
@@ -432,14 +436,16 @@ Expected<StreamedObject> StreamedObject::parse(std::string_view text, std::strin
 
 Expected<Document> StreamedObject::item(size_t i) const {
   const Item& it = items_.at(i);
-  auto v = parse_in(text_, it.begin, it.end, file_, max_depth_);
-  if (!v) {
+  // parse() checked the whole text's depth and NUL bytes already.
+  const std::string_view part = text_.substr(it.begin, it.end - it.begin);
+  Value v = Value::parse(part.begin(), part.end(), nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded()) {
     // Document::parse's error for the whole text (the same words and place);
-    // this item's own when the whole text somehow parses.
+    // the item's own when the whole text somehow parses.
     auto d = json::parse(text_, file_, max_depth_);
-    return d ? v.status() : d.status();
+    return d ? parse_in(text_, it.begin, it.end, file_, max_depth_).status() : d.status();
   }
-  return Document(text_, file_, std::move(*v), it.begin, it.line, it.column,
+  return Document(text_, file_, std::move(v), it.begin, it.line, it.column,
                   array_path_.index(i));
 }
 
