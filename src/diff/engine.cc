@@ -400,11 +400,25 @@ void build_groups(DiffResult* r) {
 /// the source that tells apart kernels sharing that name
 /// (build::kernel_labels). `variant_of` gives a variant defined in each
 /// source (its kind decides the spelling).
-void label_kernels(const std::map<std::string, const build::Variant*>& variant_of, DiffResult* r) {
+/// Frees what a build variant holds of its identity but its kernel name
+/// (an owned build's HEAD variant once its result has read it).
+void release_identity(build::Variant* v) {
+  std::string().swap(v->qualname);
+  std::string().swap(v->source_file);
+  std::string().swap(v->key);
+  std::string().swap(v->signature);
+  std::map<std::string, std::string>().swap(v->constexprs);
+  std::map<std::string, std::string>().swap(v->options);
+}
+
+/// `variant_of`: source -> index of a result variant whose key is a
+/// variant defined there.
+void label_kernels(const std::map<std::string, size_t>& variant_of, DiffResult* r) {
   std::vector<build::KernelSource> kernels;
   for (const VariantDiff& v : r->variants) {
     auto it = variant_of.find(v.source);
-    kernels.push_back({v.key.kernel, v.source, it == variant_of.end() ? nullptr : it->second});
+    kernels.push_back({v.key.kernel, v.source,
+                       it == variant_of.end() ? nullptr : &r->variants[it->second].key});
   }
   auto label = build::kernel_labels(kernels);
   for (VariantDiff& v : r->variants) {
@@ -502,18 +516,34 @@ Expected<DiffResult> diff_builds_impl(const build::Build& base, const build::Bui
            std::find(opts.kernels.begin(), opts.kernels.end(), kernel) != opts.kernels.end();
   };
   std::vector<Task> tasks;
-  std::map<std::string, const build::Variant*> variant_of;  // source -> a variant defined there
+  // source -> the result variant whose key is a variant defined there.
+  std::map<std::string, size_t> variant_of;
   r.variants.reserve(pairs.size());  // exact sizes: at 100,000 variants slack is megabytes
+  // Owned builds: the identity a result keeps moves out of its build
+  // variant, and the other side's is freed once read (take_identity).
+  auto take_identity = [&](const VariantPair& p, VariantDiff* v) {
+    build::Variant* b = p.base >= 0 && owned ? &owned_base->variants[p.base] : nullptr;
+    build::Variant* h = p.head >= 0 && owned ? &owned_head->variants[p.head] : nullptr;
+    if (!owned) {
+      v->key = (p.base >= 0 ? base.variants[p.base] : head.variants[p.head]).identity();
+      return;
+    }
+    build::Variant& any = b ? *b : *h;
+    v->key = std::move(static_cast<capture::VariantKey&>(any));
+    // What is read of a build variant after this (binary_figures.cc's
+    // variant_resources): its kernel name, resources and binaries.
+    any.kernel = v->key.kernel;
+    if (b && h) release_identity(h);
+  };
   for (const VariantPair& p : pairs) {
     const build::Variant* b = p.base >= 0 ? &base.variants[p.base] : nullptr;
     const build::Variant* h = p.head >= 0 ? &head.variants[p.head] : nullptr;
     const build::Variant& any = b ? *b : *h;
     if (!wanted(any.kernel)) continue;
     VariantDiff v;
-    v.key = any.identity();
     v.source = p.source;
     if (h && h->source() != v.source) v.head_source = h->source();
-    variant_of.emplace(p.source, b ? b : h);
+    variant_of.emplace(p.source, r.variants.size());
     v.head_id = h ? h->id() : "";
     v.pairing = p.kind;
     v.base_index = p.base;
@@ -522,6 +552,7 @@ Expected<DiffResult> diff_builds_impl(const build::Build& base, const build::Bui
       if (const build::NotRebuilt* n = not_rebuilt_match(head, *b)) {
         v.pairing = Pairing::kNotRebuilt;
         v.not_rebuilt = n->phase + (n->reason.empty() ? "" : ": " + n->reason);
+        take_identity(p, &v);
         r.variants.push_back(std::move(v));  // nothing to compare
         continue;
       }
@@ -538,6 +569,14 @@ Expected<DiffResult> diff_builds_impl(const build::Build& base, const build::Bui
     v.benchmark_points = bm->benchmark_points;
     v.benchmark_script = bm->benchmark_script;
     if (v.benchmark_points.empty() && b) v.benchmark_points = b->benchmark_points;
+    if (owned) {  // read by nothing else
+      for (auto* side : {p.base >= 0 ? &owned_base->variants[p.base] : nullptr,
+                         p.head >= 0 ? &owned_head->variants[p.head] : nullptr})
+        if (side) {
+          std::vector<std::string>().swap(side->benchmark_points);
+          std::string().swap(side->benchmark_script);
+        }
+    }
     size_t vi = r.variants.size();
     v.stages.reserve(static_cast<size_t>(std::count_if(
         stages.begin(), stages.end(),
@@ -555,6 +594,7 @@ Expected<DiffResult> diff_builds_impl(const build::Build& base, const build::Bui
     }
     for (const std::string& st : binary_stage_names(b, h, opts.stages))
       add_binary(b, h, st, vi, &v, &tasks);
+    take_identity(p, &v);
     r.variants.push_back(std::move(v));
   }
   label_kernels(variant_of, &r);
@@ -623,6 +663,10 @@ Expected<DiffResult> diff_builds_impl(const build::Build& base, const build::Bui
   for (VariantDiff& v : r.variants)
     for (StageDiff& s : v.stages) s.unstable = s.unstable && s.status == ChangeStatus::kChanged;
   add_binary_figures(base, head, jobs, &r);
+  if (owned) {  // nothing reads them again: freed before the report is made
+    std::vector<build::Variant>().swap(owned_base->variants);
+    std::vector<build::Variant>().swap(owned_head->variants);
+  }
 
   build_groups(&r);
   for (const std::string& st : stages) {

@@ -44,8 +44,10 @@ Expected<DiffResult> diff_builds(const build::Build& base, const build::Build& h
 /// `ksnap diff`): each text stage file's path moves into its StageDiff
 /// instead of being copied, and a variant's text stage files (paths, texts
 /// held in memory) are freed as soon as its stages are compared, so that a
-/// suite's files are not held twice at the peak. The builds are left valid
-/// but without text stages; their binaries are kept.
+/// suite's files are not held twice at the peak. Each result variant's
+/// identity moves out of its build variant (BASE's, HEAD's when added), and
+/// a paired HEAD variant's identity is freed once read. The builds are left
+/// valid but without variants (their other fields are kept).
 Expected<DiffResult> diff_builds(build::Build&& base, build::Build&& head,
                                  const DiffOptions& opts = {});
 
