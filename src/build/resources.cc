@@ -20,9 +20,12 @@ int64_t option_int(const Variant& v, const char* name, int64_t otherwise) {
 
 }  // namespace
 
-VariantResources variant_resources(const Variant& v) {
+VariantResources variant_resources(const Variant& v) { return variant_resources(v, v.resources); }
+
+VariantResources variant_resources(const Variant& v,
+                                   const std::map<std::string, int64_t>& launch) {
   VariantResources out;
-  for (const auto& [name, n] : v.resources) {
+  for (const auto& [name, n] : launch) {
     out.figures[name] = n;
     out.sources[name] = "launch";
   }
@@ -51,8 +54,8 @@ VariantResources variant_resources(const Variant& v) {
   if (const binary::TargetLimits* t = binary::target_limits(r->target)) {
     const int64_t warps = option_int(v, "num_warps", -1);
     const int64_t threads = warps > 0 ? warps * t->wave_size : -1;
-    auto shared = v.resources.find("shared");
-    auto o = binary::occupancy(*r, *t, threads, shared == v.resources.end() ? 0 : shared->second);
+    auto shared = launch.find("shared");
+    auto o = binary::occupancy(*r, *t, threads, shared == launch.end() ? 0 : shared->second);
     if (o) out.occupancy = *o;
   }
   return out;

@@ -51,6 +51,18 @@ void merge_side(const build::VariantResources& res, bool head, VariantDiff* v) {
   }
 }
 
+/// A side's launch figures: the build variant's, or, where a consumed
+/// build freed them (an empty map), the side's values in v.resources,
+/// which were copied from them (diff_builds leaves a map holding a -1).
+std::map<std::string, int64_t> launch_figures(const build::Variant& side, const VariantDiff& v,
+                                              bool head) {
+  if (!side.resources.empty()) return side.resources;
+  std::map<std::string, int64_t> out;
+  for (const auto& [name, fp] : v.resources)
+    if ((head ? fp.second : fp.first) != -1) out.emplace(name, head ? fp.second : fp.first);
+  return out;
+}
+
 }  // namespace
 
 void add_binary_figures(const build::Build& base, const build::Build& head, unsigned jobs,
@@ -67,8 +79,10 @@ void add_binary_figures(const build::Build& base, const build::Build& head, unsi
       build::VariantResources rb, rh;
       Status s = guarded(
           [&] {
-            rb = build::variant_resources(base.variants[v.base_index]);
-            rh = build::variant_resources(head.variants[v.head_index]);
+            rb = build::variant_resources(base.variants[v.base_index],
+                                          launch_figures(base.variants[v.base_index], v, false));
+            rh = build::variant_resources(head.variants[v.head_index],
+                                          launch_figures(head.variants[v.head_index], v, true));
             return Status::ok();
           },
           "reading the binaries' resource figures");

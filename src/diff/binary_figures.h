@@ -18,7 +18,9 @@ namespace ksnap::diff {
 /// For every paired variant of `r` whose cubin or hsaco changed, reads both
 /// sides' figures and adds those the report ranks (kBinaryFigures) that the
 /// launch did not record, plus "occupancy". A binary that cannot be read is
-/// stated in VariantDiff::resource_error. Runs on `jobs` threads.
+/// stated in VariantDiff::resource_error. Runs on `jobs` threads. A build
+/// variant whose launch figures a consumed diff freed (an empty map) has
+/// them read back from the variant's VariantDiff::resources.
 void add_binary_figures(const build::Build& base, const build::Build& head, unsigned jobs,
                         DiffResult* r);
 

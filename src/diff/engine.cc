@@ -411,6 +411,22 @@ void release_identity(build::Variant* v) {
   std::map<std::string, std::string>().swap(v->options);
 }
 
+/// An owned build's launch figures of pair `p` once copied into its
+/// VariantDiff::resources: freed, with the cache folder's name (read by
+/// nothing later). add_binary_figures reads them back from the result (a
+/// side's map left empty); a map holding a -1, which FigurePair cannot tell
+/// from "absent", is kept.
+void release_launch_figures(const VariantPair& p, build::Build* base, build::Build* head) {
+  for (build::Variant* side : {p.base >= 0 ? &base->variants[p.base] : nullptr,
+                               p.head >= 0 ? &head->variants[p.head] : nullptr}) {
+    if (!side) continue;
+    std::string().swap(side->cache_dir);
+    if (std::none_of(side->resources.begin(), side->resources.end(),
+                     [](const auto& kv) { return kv.second == -1; }))
+      std::map<std::string, int64_t>().swap(side->resources);
+  }
+}
+
 /// `variant_of`: source -> index of a result variant whose key is a
 /// variant defined there.
 void label_kernels(const std::map<std::string, size_t>& variant_of, DiffResult* r) {
@@ -565,6 +581,7 @@ Expected<DiffResult> diff_builds_impl(const build::Build& base, const build::Bui
         (side == b ? fp.first : fp.second) = val;
       }
     }
+    if (owned) release_launch_figures(p, owned_base, owned_head);
     const build::Variant* bm = h ? h : b;
     v.benchmark_points = bm->benchmark_points;
     v.benchmark_script = bm->benchmark_script;

@@ -121,7 +121,13 @@ Expected<std::string> PathGuard::resolve(std::string_view rel, Kind kind) {
   if (parts.empty()) return outside(rel, "names the folder itself");
   // The path returned is this lexical form: the kernel must not resolve a
   // ".." after a link differently from what was checked.
-  std::string joined = root_;
+  // Exact size: a build holds one such path per stage file of every variant
+  // (grown by appending, a 98-byte path kept a 120-byte buffer).
+  size_t length = root_.size();
+  for (std::string_view c : parts) length += 1 + c.size();
+  std::string joined;
+  joined.reserve(length);
+  joined += root_;
   for (std::string_view c : parts) (joined += '/') += c;
   // Component by component: a symbolic link sends the rest through realpath.
   std::string prefix = root_;

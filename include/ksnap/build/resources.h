@@ -44,5 +44,9 @@ struct VariantResources {
 /// The figures of `v`. Never fails: a binary that cannot be read leaves the
 /// launch figures and says why in `error`.
 VariantResources variant_resources(const Variant& v);
+/// The same with `launch` as the launch figures instead of v.resources (a
+/// caller that freed them and kept a copy: the diff engine's consumed builds).
+VariantResources variant_resources(const Variant& v,
+                                   const std::map<std::string, int64_t>& launch);
 
 }  // namespace ksnap::build
