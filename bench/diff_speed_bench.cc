@@ -16,13 +16,21 @@
 // same diff normalizes only HEAD's no_licm replicas.
 //
 // Usage: diff_speed_bench [VARIANTS=10000] [CORPUS_DIR] [WORK_DIR=/tmp/ksnap_bench_10k]
-//                         [make-only | store-only]
+//                         [make-only | store-only | memory]
 // (make-only: build the pair and stop, for timing `ksnap diff` on it by hand,
 // e.g. the 100,000-variant pair of docs/benchmarks.md; store-only: keep the
 // pair and the history store a full run left in WORK_DIR and time only the
-// diff of BASE's commit against HEAD with HEAD's texts seen, 3 times)
+// diff of BASE's commit against HEAD with HEAD's texts seen, 3 times;
+// memory: issue 20's flat-memory check — the peak RSS of the `ksnap` CLI's
+// `diff BASE HEAD --jobs 2 --format stat` and, as the reference in the same
+// run, of loading the two builds alone; the pair is made unless WORK_DIR
+// holds one of VARIANTS variants, as WORK_DIR/variants says)
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -31,6 +39,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "ksnap/build/build.h"
 #include "ksnap/diff/engine.h"
@@ -171,6 +180,80 @@ double store_diff(store::Store& st, const std::string& sha, const std::string& h
   return d;
 }
 
+#ifndef KSNAP_CLI_PATH
+#define KSNAP_CLI_PATH "ksnap"  // from PATH when the build has no CLI target
+#endif
+
+/// Runs `argv` (stdout and stderr to /dev/null); its exit status, wall
+/// seconds and peak RSS in KiB (wait4's ru_maxrss), or false when it could
+/// not run.
+struct ChildRun {
+  bool ran = false;
+  int exit_code = -1;
+  double wall_s = 0;
+  long peak_kib = 0;
+};
+ChildRun run_child(const std::vector<std::string>& argv) {
+  ChildRun r;
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid < 0) return r;
+  if (pid == 0) {
+    int fd = open("/dev/null", O_WRONLY);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+    }
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  pid_t w;
+  do {
+    w = wait4(pid, &status, 0, &ru);
+  } while (w < 0 && errno == EINTR);
+  if (w != pid) return r;
+  r.ran = true;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.peak_kib = ru.ru_maxrss;
+  return r;
+}
+
+/// The memory mode: peak RSS of the CLI's whole diff against loading only.
+int memory_check(const std::string& work, size_t variants) {
+  // The 100,000 pair holds 31.6 GB of IR a side, over the CLI's 32 GiB
+  // default input budget for both: raised so that every stage is compared.
+  setenv("KSNAP_MAX_INPUT_BYTES", "1000000000000", 1);
+  const std::string cli = KSNAP_CLI_PATH;
+  const std::string base = work + "/base", head = work + "/head";
+  // Loading only: a kernel filter that names no kernel is refused once both
+  // builds are loaded (exit 2).
+  ChildRun load = run_child({cli, "diff", base, head, "--jobs", "2", "--format", "stat",
+                             "--kernel", "no_such_kernel_in_the_pair"});
+  ChildRun whole = run_child({cli, "diff", base, head, "--jobs", "2", "--format", "stat"});
+  if (!load.ran || load.exit_code != 2 || !whole.ran || whole.exit_code != 0) {
+    std::fprintf(stderr, "ksnap diff failed (%s): load-only exit %d, whole diff exit %d\n",
+                 cli.c_str(), load.exit_code, whole.exit_code);
+    return 2;
+  }
+  const double mib = 1024.0;
+  std::printf("loading both builds only: %.1f s, peak RSS %.0f MiB\n", load.wall_s,
+              load.peak_kib / mib);
+  std::printf("ksnap diff --jobs 2 --format stat: %.1f s, peak RSS %.0f MiB (%.2fx loading; "
+              "%.1f KiB per variant: both builds and the result)\n",
+              whole.wall_s, whole.peak_kib / mib, double(whole.peak_kib) / load.peak_kib,
+              double(whole.peak_kib) / variants);
+  if (variants >= 100000)
+    std::printf("%s\n", whole.peak_kib < 1024 * 1024 ? "target met: under 1 GiB"
+                                                      : "TARGET MISSED: 1 GiB or more");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -189,12 +272,22 @@ int main(int argc, char** argv) {
       if (store_diff(*st, base_sha, work + "/head", 2) < 0) return 2;
     return 0;
   }
+  if (mode == "memory") {
+    std::ifstream marker(work + "/variants");
+    size_t made = 0;
+    if (marker >> made && made == variants) {
+      std::printf("pair: %zu variants per build, made before (%s)\n", variants, work.c_str());
+      return memory_check(work, variants);
+    }
+  }
   fs::remove_all(work);
   uint64_t bb = make_build(corpus, work + "/base", variants, Side::kBase);
   uint64_t hb = make_build(corpus, work + "/head", variants, Side::kHead);
+  std::ofstream(work + "/variants") << variants << "\n";
   std::printf("pair: %zu variants per build, %.2f GB + %.2f GB of IR and binaries (%s)\n", variants,
               bb / 1e9, hb / 1e9, work.c_str());
   if (mode == "make-only") return 0;
+  if (mode == "memory") return memory_check(work, variants);
   // Warm the page cache so every tool below reads from memory.
   seconds_of("find " + work + " -type f -exec cat {} + > /dev/null");
   double t_jobs[3] = {0, 0, 0};

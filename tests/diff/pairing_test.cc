@@ -73,12 +73,25 @@ TEST_F(PairingTest, Table) {
       {"capture vs bare cache: the bare side's constexprs are unknown", false, true, {5}, {6},
        {"0->0:inferred"}},
       {"bare cache vs capture", true, false, {5}, {6}, {"0->0:inferred"}},
+      {"a variant listed twice pairs in order", false, false, {0, 0, 5}, {0, 5, 0},
+       {"0->0:exact", "1->2:exact", "2->1:exact"}},
+      {"bare caches listed twice", true, true, {0, 0}, {0, 0}, {"0->0:inferred", "1->1:inferred"}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     build::Build b = subset(c.base_bare ? bare_ : capture_, c.base);
     build::Build h = subset(c.head_bare ? bare_ : capture_, c.head);
-    EXPECT_EQ(describe(pair_variants(b, h, always_similar, nullptr)), c.want);
+    std::vector<VariantPair> pairs = pair_variants(b, h, always_similar, nullptr);
+    EXPECT_EQ(describe(pairs), c.want);
+    // Every variant of either side is in exactly one pair: diff_builds
+    // moves each pair's identity out of its build variant (engine.cc).
+    std::vector<int> in_base(b.variants.size()), in_head(h.variants.size());
+    for (const VariantPair& p : pairs) {
+      if (p.base >= 0) ++in_base.at(static_cast<size_t>(p.base));
+      if (p.head >= 0) ++in_head.at(static_cast<size_t>(p.head));
+    }
+    for (int n : in_base) EXPECT_EQ(n, 1);
+    for (int n : in_head) EXPECT_EQ(n, 1);
   }
 }
 

@@ -52,6 +52,8 @@ struct VariantPair {
 };
 
 /// `similarity(b, h)` in [0,1] is consulted only for step 4.
+/// Every variant of either build is in exactly one pair (diff_builds with
+/// consumed builds moves each pair's identity out of its build variant).
 using SimilarityFn = double (*)(const build::Variant& b, const build::Variant& h, void* ctx);
 
 std::vector<VariantPair> pair_variants(const build::Build& base, const build::Build& head,
