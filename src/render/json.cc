@@ -8,6 +8,8 @@
 // and diffs well without the size of full indentation.
 #include "render/json.h"
 
+#include <algorithm>
+
 #include "ksnap/ir/lexer.h"
 #include "ksnap/support/hash.h"
 #include "ksnap/support/text.h"
@@ -360,10 +362,11 @@ void verdicts_json(JsonOut* o, const Report& rep) {
 
 }  // namespace
 
-std::string write_json(const Report& rep, bool tokens) {
+namespace {
+
+/// The report's JSON into `o`, flushed (JsonOut::flush) between list items.
+void write_json_into(const Report& rep, bool tokens, JsonOut& o) {
   const diff::DiffResult& r = *rep.result;
-  JsonOut o;
-  o.text.reserve(1 << 16);
   o.raw("{").key("schema", true).str("ksnap-diff").raw(",\n").key("schema_version", true).num(2);
   o.raw(",\n")
       .key("base", true)
@@ -452,12 +455,14 @@ std::string write_json(const Report& rep, bool tokens) {
   for (size_t i = 0; i < rep.groups.size(); ++i) {
     o.raw(i ? ",\n" : "\n");
     group_json(&o, rep, i, tokens);
+    o.flush();
   }
   o.raw("],\n").key("groups_shown", true).num(static_cast<int64_t>(rep.groups_shown));
   o.raw(",\n").key("variants", true).raw("[");
   for (size_t i = 0; i < r.variants.size(); ++i) {
     o.raw(i ? ",\n" : "\n");
     variant_json(&o, rep, i);
+    o.flush();
   }
   o.raw("],\n").key("warnings", true).strs(r.warnings);
   if (rep.verdicts) {
@@ -465,9 +470,33 @@ std::string write_json(const Report& rep, bool tokens) {
     verdicts_json(&o, rep);
   }
   o.raw("}\n");
+}
+
+}  // namespace
+
+std::string write_json(const Report& rep, bool tokens) {
+  JsonOut o;
+  o.text.reserve(1 << 16);
+  write_json_into(rep, tokens, o);
   return std::move(o.text);
 }
 
+Status write_json_to(const Report& rep, bool tokens,
+                     const std::function<Status(std::string_view)>& write, size_t chunk) {
+  JsonOut o;
+  o.sink = &write;
+  o.chunk = std::max<size_t>(chunk, 1);
+  o.text.reserve(std::min<size_t>(o.chunk + (o.chunk >> 2), size_t{1} << 22));
+  write_json_into(rep, tokens, o);
+  o.flush(/*all=*/true);
+  return o.sink_status;
+}
+
 std::string render_json(const Report& r, const WriteOptions&) { return write_json(r, false); }
+
+Status render_json_to(const Report& r, const std::function<Status(std::string_view)>& write,
+                      size_t chunk) {
+  return write_json_to(r, false, write, chunk);
+}
 
 }  // namespace ksnap::render

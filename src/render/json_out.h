@@ -8,17 +8,33 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ksnap/diff/result.h"
+#include "ksnap/support/status.h"
 
 namespace ksnap::render {
 
 class JsonOut {
  public:
   std::string text;
+  /// Where `text` goes in pieces (null: it is kept whole): flush() hands it
+  /// over once it holds `chunk` bytes or more, and empties it. After the
+  /// sink fails, flush() drops what is written and `sink_status` says why.
+  const std::function<Status(std::string_view)>* sink = nullptr;
+  size_t chunk = size_t{1} << 20;
+  Status sink_status;
+  /// Hands `text` to the sink when there is one and it holds `chunk` bytes
+  /// (with `all`, whatever it holds). Call between values, never inside a
+  /// string: pieces are written in order, so any cut point is valid.
+  void flush(bool all = false) {
+    if (!sink || (!all && text.size() < chunk)) return;
+    if (sink_status.is_ok() && !text.empty()) sink_status = (*sink)(text);
+    text.clear();
+  }
 
   JsonOut& raw(std::string_view s) {
     text += s;

@@ -166,37 +166,58 @@ Expected<std::string> read_binary_file(const std::string& path) {
 }
 
 Status write_file_atomic(const std::string& path, std::string_view data) {
-  std::string dir = ".";
-  size_t slash = path.rfind('/');
-  if (slash != std::string::npos) dir = path.substr(0, slash == 0 ? 1 : slash);
+  KSNAP_ASSIGN_OR_RETURN(AtomicFileWriter w, AtomicFileWriter::open(path));
+  KSNAP_RETURN_IF_ERROR(w.write(data));
+  return w.commit();
+}
+
+Expected<AtomicFileWriter> AtomicFileWriter::open(const std::string& path) {
   std::random_device rd;
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return errno_status("cannot create", tmp);
+  return AtomicFileWriter(path, std::move(tmp), fd);
+}
+
+AtomicFileWriter::AtomicFileWriter(AtomicFileWriter&& o) noexcept
+    : path_(std::move(o.path_)), tmp_(std::move(o.tmp_)), fd_(o.fd_) {
+  o.fd_ = -1;
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(tmp_.c_str());
+  }
+}
+
+Status AtomicFileWriter::write(std::string_view data) {
+  if (fd_ < 0) return make_error(ErrorCode::kIoError, "write after commit", {tmp_, 0, 0});
   size_t put = 0;
   while (put < data.size()) {
-    ssize_t n = ::write(fd, data.data() + put, data.size() - put);
+    ssize_t n = ::write(fd_, data.data() + put, data.size() - put);
     if (n < 0) {
       if (errno == EINTR) continue;
-      Status s = errno_status("write failed", tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return s;
+      return errno_status("write failed", tmp_);
     }
     put += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0) {
-    Status s = errno_status("fsync failed", tmp);
-    ::close(fd);
-    ::unlink(tmp.c_str());
+  return Status::ok();
+}
+
+Status AtomicFileWriter::commit() {
+  if (fd_ < 0) return make_error(ErrorCode::kIoError, "committed twice", {tmp_, 0, 0});
+  if (::fsync(fd_) != 0) return errno_status("fsync failed", tmp_);  // the destructor cleans up
+  ::close(fd_);
+  fd_ = -1;
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    Status s = errno_status("rename failed", path_);
+    ::unlink(tmp_.c_str());
     return s;
   }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    Status s = errno_status("rename failed", path);
-    ::unlink(tmp.c_str());
-    return s;
-  }
+  std::string dir = ".";
+  size_t slash = path_.rfind('/');
+  if (slash != std::string::npos) dir = path_.substr(0, slash == 0 ? 1 : slash);
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);

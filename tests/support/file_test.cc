@@ -1,10 +1,15 @@
 #include "ksnap/support/file.h"
 
 #include <gtest/gtest.h>
+#include <dirent.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <cstdlib>
 #include <fstream>
+#include <string>
+#include <vector>
 
 namespace ksnap {
 namespace {
@@ -73,6 +78,46 @@ TEST(FileTest, AtomicWriteReplaces) {
   ASSERT_TRUE(buf);
   EXPECT_EQ(buf->view(), "second");
   EXPECT_FALSE(write_file_atomic("/nonexistent/dir/x", "y").is_ok());
+}
+
+/// Files in `dir` (names), for checking that no temporary file is left.
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d))
+      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.push_back(e->d_name);
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(FileTest, AtomicWriterCommitsPiecesOrLeavesThePathAlone) {
+  std::string dir = temp_dir();
+  std::string p = dir + "/report.json";
+  ASSERT_TRUE(write_file_atomic(p, "old").is_ok());
+  {  // committed: the pieces, in order
+    auto w = AtomicFileWriter::open(p);
+    ASSERT_TRUE(w) << w.status().to_string();
+    for (const char* piece : {"{", "\"a\":", "", "1}"}) ASSERT_TRUE(w->write(piece).is_ok());
+    EXPECT_EQ(read_text_file(p)->view(), "old");  // untouched until the commit
+    ASSERT_TRUE(w->commit().is_ok());
+    EXPECT_FALSE(w->commit().is_ok());
+    EXPECT_FALSE(w->write("x").is_ok());
+  }
+  EXPECT_EQ(read_text_file(p)->view(), "{\"a\":1}");
+  {  // dropped before the commit (an error on the way): nothing changes
+    auto w = AtomicFileWriter::open(p);
+    ASSERT_TRUE(w);
+    ASSERT_TRUE(w->write("half").is_ok());
+    EXPECT_EQ(names_in(dir).size(), 2u);  // the file and the temporary one
+  }
+  EXPECT_EQ(read_text_file(p)->view(), "{\"a\":1}");
+  EXPECT_EQ(names_in(dir), std::vector<std::string>{"report.json"});
+  auto bad = AtomicFileWriter::open("/nonexistent/dir/x");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.status().message().find("cannot create"), std::string::npos)
+      << bad.status().to_string();
 }
 
 }  // namespace

@@ -144,6 +144,28 @@ int emit(const DiffArgs& a, const std::string& text) {
   return page_output(text, !a.no_pager) == 0 ? kExitOk : kExitError;
 }
 
+/// The JSON report in pieces (render_json_to), never held whole (a
+/// 100,000-variant report is about 290 MB): to --output through an atomic
+/// writer, else to standard output; as one text through the pager only when
+/// standard output is a terminal (emit).
+int emit_json(const DiffArgs& a, const report::Report& rep) {
+  if (!a.output.empty() && a.output != "-") {
+    auto w = AtomicFileWriter::open(a.output);
+    if (!w) return report_error(w.status());
+    Status s = render::render_json_to(rep, [&](std::string_view piece) { return w->write(piece); });
+    if (s.is_ok()) s = w->commit();
+    return s.is_ok() ? kExitOk : report_error(s);
+  }
+  if (!a.no_pager && stdout_is_tty()) return emit(a, render::render_json(rep));
+  Status s = render::render_json_to(rep, [](std::string_view piece) {
+    if (std::fwrite(piece.data(), 1, piece.size(), stdout) == piece.size()) return Status::ok();
+    return make_error(ErrorCode::kIoError, "cannot write the report to standard output");
+  });
+  if (std::fflush(stdout) != 0 && s.is_ok())
+    s = make_error(ErrorCode::kIoError, "cannot write the report to standard output");
+  return s.is_ok() ? kExitOk : report_error(s);
+}
+
 /// Malformed or unreadable IR: the report holds every other stage; the input
 /// errors are still errors. Prints each stage's reason to stderr (control
 /// characters escaped) and returns whether there was any.
@@ -228,11 +250,16 @@ int run_diff(const DiffArgs& a) {
   wo.max_bytes = a.max_bytes;
   wo.html_url = a.html_url;
   wo.width = terminal_width();
+  if (fmt == render::Format::kJson) {
+    int rc = emit_json(a, rep);
+    if (rc != kExitOk) return rc;
+    return print_input_errors(*result) ? kExitError : changed;
+  }
   std::string text;
   switch (fmt) {
     case render::Format::kTerminal: text = render::render_terminal(rep, wo); break;
     case render::Format::kMarkdown: text = render::render_markdown(rep, wo); break;
-    case render::Format::kJson: text = render::render_json(rep, wo); break;
+    case render::Format::kJson: break;  // emit_json above
     case render::Format::kStat: text = render::render_stat(rep, wo); break;
     case render::Format::kNameOnly: text = render::render_name_only(rep, wo); break;
     case render::Format::kHtml: text = render::render_html(rep, wo); break;

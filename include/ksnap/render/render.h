@@ -6,11 +6,14 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "ksnap/diff/result.h"
 #include "ksnap/perf/verdict.h"
 #include "ksnap/report/report.h"
+#include "ksnap/support/status.h"
 
 namespace ksnap::render {
 
@@ -38,6 +41,13 @@ std::string render_terminal(const report::Report& r, const WriteOptions& w = {})
 std::string render_markdown(const report::Report& r, const WriteOptions& w = {});
 /// The model's schema (docs/diff-json.md), version 2.
 std::string render_json(const report::Report& r, const WriteOptions& w = {});
+/// render_json's text handed to `write` in pieces of about `chunk` bytes
+/// (cut between list items), so that a 100,000-variant report (about 290 MB)
+/// is never held whole; the pieces joined are render_json's text. Stops at
+/// the first error `write` returns and returns it.
+Status render_json_to(const report::Report& r,
+                      const std::function<Status(std::string_view)>& write,
+                      size_t chunk = size_t{1} << 20);
 /// One line per changed variant with +/- bars, like `git diff --stat`.
 std::string render_stat(const report::Report& r, const WriteOptions& w = {});
 /// One line per changed variant: kernel, label and its changed stages.

@@ -97,6 +97,35 @@ Expected<std::string> read_binary_file(const std::string& path);
 /// a torn one.
 Status write_file_atomic(const std::string& path, std::string_view data);
 
+/// write_file_atomic in pieces, for output too big to hold whole (a
+/// 100,000-variant JSON report): open() creates the temporary file, write()
+/// appends, commit() syncs it and renames it over the path. Until commit()
+/// succeeds `path` is untouched; a writer destroyed uncommitted (an error on
+/// the way) removes its temporary file.
+///
+///   KSNAP_ASSIGN_OR_RETURN(AtomicFileWriter w, AtomicFileWriter::open(path));
+///   KSNAP_RETURN_IF_ERROR(w.write(chunk));  // as often as needed
+///   KSNAP_RETURN_IF_ERROR(w.commit());
+class AtomicFileWriter {
+ public:
+  /// Errors (naming the temporary file): kIoError, kNotFound.
+  static Expected<AtomicFileWriter> open(const std::string& path);
+  AtomicFileWriter(AtomicFileWriter&& o) noexcept;
+  AtomicFileWriter& operator=(AtomicFileWriter&&) = delete;
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  ~AtomicFileWriter();
+
+  Status write(std::string_view data);
+  /// fsync, rename over the path, fsync its folder. At most once.
+  Status commit();
+
+ private:
+  AtomicFileWriter(std::string path, std::string tmp, int fd)
+      : path_(std::move(path)), tmp_(std::move(tmp)), fd_(fd) {}
+  std::string path_, tmp_;
+  int fd_ = -1;
+};
+
 /// True when `path` exists and is a directory / a regular file.
 bool is_directory(const std::string& path);
 bool is_regular_file(const std::string& path);
