@@ -6,6 +6,7 @@
 //   "%v2 = arith.addi %v1 , %v0 : tensor < 256xi32 , #a1f0c... >\n"
 // Order-free lines (alias / metadata definitions) follow the unit's other
 // lines, sorted by their printed text.
+#include "ksnap/support/memory.h"
 #include "normalize/canonical.h"
 
 #include <algorithm>
@@ -101,6 +102,7 @@ std::string canonical_unit_text(const Module& m, const Unit& u) {
 std::string canonical_text(const Module& m) {
   std::string out;
   out.reserve(m.input_bytes);  // about the input's size: no copies while it grows
+  advise_huge_pages(out.data(), out.capacity());
   for (const Unit& u : m.units) out += canonical_unit_text(m, u);
   return out;
 }

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "ksnap/support/hash.h"
+#include "ksnap/support/memory.h"
 #include "normalize/canonical.h"
 
 namespace ksnap::norm::detail {
@@ -124,6 +125,12 @@ Status Engine::scan() {
     syms_.reserve(bytes / 32);
     occs_.reserve(bytes / 16);
     shape_.grow(0, bytes + bytes / 4);  // shapes are the lines, masks a little longer
+    // Written front to back soon: huge pages spare a fault per 4 KiB
+    // (support/memory.h; only for big inputs, ranges of 8 MiB or more).
+    advise_huge_pages(lines_.data(), lines_.capacity() * sizeof(lines_[0]));
+    advise_huge_pages(syms_.data(), syms_.capacity() * sizeof(syms_[0]));
+    advise_huge_pages(occs_.data(), occs_.capacity() * sizeof(occs_[0]));
+    advise_huge_pages(shape_.data(), shape_.size());
   }
   ir::Lexer lx(base_, text_.size(), dialect_);
   lx.check_brackets(check_angles_);  // unbalanced / unclosed brackets are lexer errors

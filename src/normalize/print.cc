@@ -9,6 +9,7 @@
 // (module-level definitions whose order means nothing: LLVM declarations and
 // constants, MLIR aliases, PTX `.const` data) are printed sorted.
 
+#include "ksnap/support/memory.h"
 #include "normalize/engine.h"
 
 #include <algorithm>
@@ -125,9 +126,11 @@ Module Engine::build_module() const {
   m.units.resize(units_.size());
   std::vector<uint32_t> sym_ids(syms_.size(), kNone);
   m.symbols.reserve(syms_.size());  // at most one each; reserved, not written
+  advise_huge_pages(m.symbols.data(), m.symbols.capacity() * sizeof(Symbol));
   std::vector<uint32_t> disp;
   std::string all;
   all.reserve(text_.size());  // about the input's size (names masked, debug info dropped)
+  advise_huge_pages(all.data(), all.capacity());
   for (uint32_t u = 0; u < units_.size(); ++u) {
     Unit& unit = m.units[u];
     unit.name = std::string(units_[u].name);
