@@ -40,12 +40,18 @@ TEST(JsonStream, PiecesJoinToTheWholeReport) {
       EXPECT_EQ(joined, whole);
       for (size_t i = 0; i < pieces.size(); ++i) {
         EXPECT_FALSE(pieces[i].empty());
-        if (i + 1 < pieces.size()) EXPECT_GE(pieces[i].size(), chunk);  // only the last is short
+        if (i + 1 < pieces.size()) {
+          EXPECT_GE(pieces[i].size(), chunk);  // only the last is short
+        }
       }
       // Pieces are cut between variants and groups: a report of many
       // variants comes in many pieces when they are small.
-      if (chunk <= 100) EXPECT_GT(pieces.size(), r->variants.size());
-      if (chunk >= whole.size()) EXPECT_EQ(pieces.size(), 1u);
+      if (chunk <= 100) {
+        EXPECT_GT(pieces.size(), r->variants.size());
+      }
+      if (chunk >= whole.size()) {
+        EXPECT_EQ(pieces.size(), 1u);
+      }
     }
   }
 }
