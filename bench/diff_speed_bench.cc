@@ -25,10 +25,7 @@
 // `diff BASE HEAD --jobs 2 --format stat` and, as the reference in the same
 // run, of loading the two builds alone; the pair is made unless WORK_DIR
 // holds one of VARIANTS variants, as WORK_DIR/variants says)
-#include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -41,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "child_run.h"
 #include "ksnap/build/build.h"
 #include "ksnap/diff/engine.h"
 #include "ksnap/store/store.h"
@@ -184,46 +182,6 @@ double store_diff(store::Store& st, const std::string& sha, const std::string& h
 #define KSNAP_CLI_PATH "ksnap"  // from PATH when the build has no CLI target
 #endif
 
-/// Runs `argv` (stdout and stderr to /dev/null); its exit status, wall
-/// seconds and peak RSS in KiB (wait4's ru_maxrss), or false when it could
-/// not run.
-struct ChildRun {
-  bool ran = false;
-  int exit_code = -1;
-  double wall_s = 0;
-  long peak_kib = 0;
-};
-ChildRun run_child(const std::vector<std::string>& argv) {
-  ChildRun r;
-  auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid < 0) return r;
-  if (pid == 0) {
-    int fd = open("/dev/null", O_WRONLY);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-    }
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  rusage ru{};
-  pid_t w;
-  do {
-    w = wait4(pid, &status, 0, &ru);
-  } while (w < 0 && errno == EINTR);
-  if (w != pid) return r;
-  r.ran = true;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.peak_kib = ru.ru_maxrss;
-  return r;
-}
-
 /// The memory mode: peak RSS of the CLI's whole diff against loading only.
 int memory_check(const std::string& work, size_t variants) {
   // The 100,000 pair holds 31.6 GB of IR a side, over the CLI's 32 GiB
@@ -233,24 +191,27 @@ int memory_check(const std::string& work, size_t variants) {
   const std::string base = work + "/base", head = work + "/head";
   // Loading only: a kernel filter that names no kernel is refused once both
   // builds are loaded (exit 2).
-  ChildRun load = run_child({cli, "diff", base, head, "--jobs", "2", "--format", "stat",
-                             "--kernel", "no_such_kernel_in_the_pair"});
-  ChildRun whole = run_child({cli, "diff", base, head, "--jobs", "2", "--format", "stat"});
-  if (!load.ran || load.exit_code != 2 || !whole.ran || whole.exit_code != 0) {
+  const double hour = 3600;
+  ksnap::bench::RunResult load =
+      ksnap::bench::run({cli, "diff", base, head, "--jobs", "2", "--format", "stat", "--kernel",
+                  "no_such_kernel_in_the_pair"},
+                 "/dev/null", hour, /*quiet_stderr=*/true);
+  ksnap::bench::RunResult whole = ksnap::bench::run(
+      {cli, "diff", base, head, "--jobs", "2", "--format", "stat"}, "/dev/null", hour, true);
+  if (load.exit_code() != 2 || whole.exit_code() != 0) {
     std::fprintf(stderr, "ksnap diff failed (%s): load-only exit %d, whole diff exit %d\n",
-                 cli.c_str(), load.exit_code, whole.exit_code);
+                 cli.c_str(), load.exit_code(), whole.exit_code());
     return 2;
   }
-  const double mib = 1024.0;
   std::printf("loading both builds only: %.1f s, peak RSS %.0f MiB\n", load.wall_s,
-              load.peak_kib / mib);
+              load.peak_rss_mib);
   std::printf("ksnap diff --jobs 2 --format stat: %.1f s, peak RSS %.0f MiB (%.2fx loading; "
               "%.1f KiB per variant: both builds and the result)\n",
-              whole.wall_s, whole.peak_kib / mib, double(whole.peak_kib) / load.peak_kib,
-              double(whole.peak_kib) / variants);
+              whole.wall_s, whole.peak_rss_mib, whole.peak_rss_mib / load.peak_rss_mib,
+              whole.peak_rss_mib * 1024 / variants);
   if (variants >= 100000)
-    std::printf("%s\n", whole.peak_kib < 1024 * 1024 ? "target met: under 1 GiB"
-                                                      : "TARGET MISSED: 1 GiB or more");
+    std::printf("%s\n", whole.peak_rss_mib < 1024 ? "target met: under 1 GiB"
+                                                   : "TARGET MISSED: 1 GiB or more");
   return 0;
 }
 

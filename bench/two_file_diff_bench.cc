@@ -49,6 +49,7 @@
 #include <thread>
 #include <vector>
 
+#include "child_run.h"
 #include "ksnap/support/file.h"
 #include "ksnap/support/hash.h"
 
@@ -229,50 +230,8 @@ uint64_t write_file(const Pool& pool, size_t n, bool head, size_t every, const s
   return bytes;
 }
 
-struct RunResult {
-  bool ran = false, killed = false;
-  int status = 0;
-  double wall_s = 0, cpu_s = 0;
-  double peak_rss_mib = 0;
-};
-
-/// Runs `argv` with stdout to `out_path`, killed after `timeout_s`.
-RunResult run(const std::vector<std::string>& argv, const std::string& out_path, double timeout_s) {
-  RunResult r;
-  auto t0 = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid < 0) return r;
-  if (pid == 0) {
-    int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) dup2(fd, 1);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  r.ran = true;
-  rusage ru{};
-  while (true) {
-    pid_t w = wait4(pid, &r.status, WNOHANG, &ru);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) {  // lost the child: report it as failed
-      r.status = -1;
-      break;
-    }
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (s > timeout_s && !r.killed) {
-      kill(pid, SIGKILL);
-      r.killed = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
-            ru.ru_stime.tv_usec / 1e6;
-  r.peak_rss_mib = ru.ru_maxrss / 1024.0;
-  return r;
-}
+using ksnap::bench::RunResult;
+using ksnap::bench::run;
 
 /// MemAvailable of /proc/meminfo in bytes (0 when unknown).
 uint64_t mem_available() {
