@@ -41,6 +41,16 @@ constexpr CharTable kChars;
 
 inline bool is(char c, uint8_t cls) { return kChars.bits[static_cast<uint8_t>(c)] & cls; }
 
+/// Past the run of name chars at `p`: [A-Za-z0-9_.$] (kIdChar), with '-' too
+/// when `Dash` (kSuffix); stops at the NUL sentinel. (A 16-byte SSE2 scan
+/// was measured slower here: names are short, docs/benchmarks.md.)
+template <bool Dash>
+inline const char* skip_name(const char* p) {
+  constexpr uint8_t cls = Dash ? kSuffix : kIdChar;
+  while (is(*p, cls)) ++p;
+  return p;
+}
+
 // Length of the valid UTF-8 sequence at `p` (2-4), or 0 when invalid. Reads
 // at most up to the first byte that is not a continuation byte, so it never
 // passes the NUL sentinel.
@@ -132,226 +142,244 @@ Token Lexer::error(const char* start, std::string_view message) {
   return make(TokenKind::kError, start);
 }
 
-__attribute__((always_inline)) inline Token Lexer::lex_token() {
-  while (*cur_ == ' ') ++cur_;  // the common separator, before the dispatch
+__attribute__((always_inline)) inline Token Lexer::lex_token(const char*& cur) {
+  while (*cur == ' ') ++cur;  // the common separator, before the dispatch
   while (true) {
-    const char* start = cur_;
-    char c = *cur_++;
-    // at_line_start_ is read by the few cases that define labels; make()
+    const char* start = cur;
+    char c = *cur++;
+    // The two commonest tokens before the switch: a name not at a line's
+    // start (where it may be a label) and a comma (`{ float, float, ...}`).
+    if (is(c, kIdStart) && !at_line_start_) {
+      cur = skip_name<false>(cur);
+      return make_at(cur, TokenKind::kBareId, start);
+    }
+    if (c == ',') return make_at(cur, TokenKind::kPunct, start);
+    // at_line_start_ is read by the few cases that define labels; make_at()
     // clears it for every token but a newline.
     switch (c) {
       case '\0':
         if (start == end_) {
-          cur_ = start;  // kEof forever; never step past the sentinel
-          if (brackets_on_ && !open_.empty()) return unclosed_error();
-          return make(TokenKind::kEof, start);
+          cur = start;  // kEof forever; never step past the sentinel
+          if (brackets_on_ && !open_.empty()) return call(cur, &Lexer::unclosed_error);
+          return make_at(cur, TokenKind::kEof, start);
         }
-        return error(start, "NUL byte in text (binary data?)");
+        return call(cur, &Lexer::error, start, std::string_view("NUL byte in text (binary data?)"));
       case ' ':
       case '\t':
       case '\r':
       case '\f':
       case '\v':
-        while (*cur_ == ' ' || *cur_ == '\t' || *cur_ == '\r') ++cur_;
+        while (*cur == ' ' || *cur == '\t' || *cur == '\r') ++cur;
         continue;
       case '\n':
-        return make(TokenKind::kNewline, start);
+        return make_at(cur, TokenKind::kNewline, start);
       case '%':
-        if (*cur_ == '"' && dialect_ != Dialect::kPtx) {  // LLVM %"quoted name"
-          Token s = lex_string(cur_);
+        if (*cur == '"' && dialect_ != Dialect::kPtx) {  // LLVM %"quoted name"
+          Token s = call(cur, &Lexer::lex_string, cur);
           if (s.kind == TokenKind::kError) return s;
-          return make(TokenKind::kValueId, start);
+          return make_at(cur, TokenKind::kValueId, start);
         }
         if (dialect_ == Dialect::kPtx) {
-          if (!is(*cur_, kIdChar)) return make(TokenKind::kPunct, start);
-          while (is(*cur_, kIdChar)) ++cur_;
-          return make(TokenKind::kValueId, start);
+          if (!is(*cur, kIdChar)) return make_at(cur, TokenKind::kPunct, start);
+          cur = skip_name<false>(cur);
+          return make_at(cur, TokenKind::kValueId, start);
         }
-        if (!is(*cur_, kSuffix)) return make(TokenKind::kPunct, start);
-        while (is(*cur_, kSuffix)) ++cur_;
-        if (dialect_ == Dialect::kMlir && *cur_ == '#' && is(cur_[1], kDigit)) {
-          ++cur_;  // %0#1: result 1 of %0
-          while (is(*cur_, kDigit)) ++cur_;
+        if (!is(*cur, kSuffix)) return make_at(cur, TokenKind::kPunct, start);
+        cur = skip_name<true>(cur);
+        if (dialect_ == Dialect::kMlir && *cur == '#' && is(cur[1], kDigit)) {
+          ++cur;  // %0#1: result 1 of %0
+          while (is(*cur, kDigit)) ++cur;
         }
-        return make(TokenKind::kValueId, start);
+        return make_at(cur, TokenKind::kValueId, start);
       case '^':
-        if (dialect_ == Dialect::kMlir && is(*cur_, kSuffix)) {
-          while (is(*cur_, kSuffix)) ++cur_;
-          return make(TokenKind::kBlockId, start);
+        if (dialect_ == Dialect::kMlir && is(*cur, kSuffix)) {
+          cur = skip_name<true>(cur);
+          return make_at(cur, TokenKind::kBlockId, start);
         }
-        return make(TokenKind::kPunct, start);
+        return make_at(cur, TokenKind::kPunct, start);
       case '@':
-        if (dialect_ == Dialect::kPtx) return make(TokenKind::kPunct, start);  // @%p1 guard
-        if (*cur_ == '"') {
-          Token s = lex_string(cur_);
+        if (dialect_ == Dialect::kPtx) return make_at(cur, TokenKind::kPunct, start);  // @%p1 guard
+        if (*cur == '"') {
+          Token s = call(cur, &Lexer::lex_string, cur);
           if (s.kind == TokenKind::kError) return s;
-          return make(TokenKind::kSymbolRef, start);
+          return make_at(cur, TokenKind::kSymbolRef, start);
         }
-        if (!is(*cur_, kSuffix)) return make(TokenKind::kPunct, start);
-        while (is(*cur_, kSuffix)) ++cur_;
-        return make(TokenKind::kSymbolRef, start);
+        if (!is(*cur, kSuffix)) return make_at(cur, TokenKind::kPunct, start);
+        cur = skip_name<true>(cur);
+        return make_at(cur, TokenKind::kSymbolRef, start);
       case '#':
-        if (!is(*cur_, kSuffix)) return make(TokenKind::kPunct, start);
-        while (is(*cur_, kIdChar) || (*cur_ == '-' && dialect_ == Dialect::kMlir)) ++cur_;
-        return make(TokenKind::kHashId, start);
+        if (!is(*cur, kSuffix)) return make_at(cur, TokenKind::kPunct, start);
+        while (is(*cur, kIdChar) || (*cur == '-' && dialect_ == Dialect::kMlir)) ++cur;
+        return make_at(cur, TokenKind::kHashId, start);
       case '!':
         if ((dialect_ == Dialect::kMlir || dialect_ == Dialect::kLlvm) &&
-            (is(*cur_, kSuffix) || *cur_ == '\\')) {
-          while (is(*cur_, kSuffix) || *cur_ == '\\') ++cur_;
-          return make(TokenKind::kBangId, start);
+            (is(*cur, kSuffix) || *cur == '\\')) {
+          while (is(*cur, kSuffix) || *cur == '\\') ++cur;
+          return make_at(cur, TokenKind::kBangId, start);
         }
-        return make(TokenKind::kPunct, start);
+        return make_at(cur, TokenKind::kPunct, start);
       case '$':
-        if (!is(*cur_, kIdChar)) return make(TokenKind::kPunct, start);
-        while (is(*cur_, kIdChar)) ++cur_;
-        if (at_line_start_ && *cur_ == ':' && dialect_ != Dialect::kMlir) {
-          ++cur_;
-          return make(TokenKind::kLabelDef, start);
+        if (!is(*cur, kIdChar)) return make_at(cur, TokenKind::kPunct, start);
+        while (is(*cur, kIdChar)) ++cur;
+        if (at_line_start_ && *cur == ':' && dialect_ != Dialect::kMlir) {
+          ++cur;
+          return make_at(cur, TokenKind::kLabelDef, start);
         }
-        return make(TokenKind::kDollarId, start);
+        return make_at(cur, TokenKind::kDollarId, start);
       case '.':
-        if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label()) {  // `.lr.ph:`
-          return make(TokenKind::kLabelDef, start);
+        if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label(cur)) {  // `.lr.ph:`
+          return make_at(cur, TokenKind::kLabelDef, start);
         }
-        if (cur_[0] == '.' && cur_[1] == '.') {
-          cur_ += 2;
-          return make(TokenKind::kPunct, start);
+        if (cur[0] == '.' && cur[1] == '.') {
+          cur += 2;
+          return make_at(cur, TokenKind::kPunct, start);
         }
-        if (is(*cur_, kIdStart) || *cur_ == '$') {
-          while (is(*cur_, kIdChar)) ++cur_;
-          if (at_line_start_ && *cur_ == ':' &&
+        if (is(*cur, kIdStart) || *cur == '$') {
+          cur = skip_name<false>(cur);
+          if (at_line_start_ && *cur == ':' &&
               (dialect_ == Dialect::kPtx || dialect_ == Dialect::kAmdgcn)) {
-            ++cur_;
-            return make(TokenKind::kLabelDef, start);
+            ++cur;
+            return make_at(cur, TokenKind::kLabelDef, start);
           }
-          return make(TokenKind::kDirective, start);
+          return make_at(cur, TokenKind::kDirective, start);
         }
-        if (is(*cur_, kDigit)) return lex_number(start);
-        return make(TokenKind::kPunct, start);
+        if (is(*cur, kDigit)) return call(cur, &Lexer::lex_number, start);
+        return make_at(cur, TokenKind::kPunct, start);
       case ';':
         if (dialect_ == Dialect::kLlvm || dialect_ == Dialect::kAmdgcn ||
             dialect_ == Dialect::kSpirv) {
-          return lex_line_comment(start);
+          return call(cur, &Lexer::lex_line_comment, start);
         }
-        return make(TokenKind::kPunct, start);
+        return make_at(cur, TokenKind::kPunct, start);
       case '/':
-        if (*cur_ == '/' && dialect_ != Dialect::kLlvm && dialect_ != Dialect::kSpirv) {
-          return lex_line_comment(start);
+        if (*cur == '/' && dialect_ != Dialect::kLlvm && dialect_ != Dialect::kSpirv) {
+          return call(cur, &Lexer::lex_line_comment, start);
         }
-        if (*cur_ == '*' && (dialect_ == Dialect::kPtx || dialect_ == Dialect::kAmdgcn)) {
-          ++cur_;
+        if (*cur == '*' && (dialect_ == Dialect::kPtx || dialect_ == Dialect::kAmdgcn)) {
+          ++cur;
           while (true) {
-            if (*cur_ == '*' && cur_[1] == '/') {
-              cur_ += 2;
-              return make(TokenKind::kComment, start);
+            if (*cur == '*' && cur[1] == '/') {
+              cur += 2;
+              return make_at(cur, TokenKind::kComment, start);
             }
-            if (*cur_ == '\0' && cur_ == end_) return error(start, "unterminated /* comment");
-            inner_newlines_ += *cur_ == '\n';
-            ++cur_;
+            if (*cur == '\0' && cur == end_)
+              return call(cur, &Lexer::error, start, std::string_view("unterminated /* comment"));
+            inner_newlines_ += *cur == '\n';
+            ++cur;
           }
         }
-        return make(TokenKind::kPunct, start);
+        return make_at(cur, TokenKind::kPunct, start);
       case '"':
         if (at_line_start_ && dialect_ == Dialect::kLlvm) {  // a quoted label `"45":`
-          Token str = lex_string(start);
-          if (str.kind == TokenKind::kString && *cur_ == ':' && cur_[1] != ':') {
-            ++cur_;
-            return make(TokenKind::kLabelDef, start);
+          Token str = call(cur, &Lexer::lex_string, start);
+          if (str.kind == TokenKind::kString && *cur == ':' && cur[1] != ':') {
+            ++cur;
+            return make_at(cur, TokenKind::kLabelDef, start);
           }
           return str;
         }
-        return lex_string(start);
+        return call(cur, &Lexer::lex_string, start);
       case '-':
-        if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label()) {
-          return make(TokenKind::kLabelDef, start);
+        if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label(cur)) {
+          return make_at(cur, TokenKind::kLabelDef, start);
         }
-        if (*cur_ == '>') {
-          ++cur_;
-          return make(TokenKind::kPunct, start);
+        if (*cur == '>') {
+          ++cur;
+          return make_at(cur, TokenKind::kPunct, start);
         }
-        if (is(*cur_, kDigit)) return lex_number(start);
-        return make(TokenKind::kPunct, start);
+        if (is(*cur, kDigit)) return call(cur, &Lexer::lex_number, start);
+        return make_at(cur, TokenKind::kPunct, start);
       case ':':
-        if (*cur_ == ':') ++cur_;
-        return make(TokenKind::kPunct, start);
+        if (*cur == ':') ++cur;
+        return make_at(cur, TokenKind::kPunct, start);
       case '<':
       case '>':
-        if (*cur_ == '=') {
-          ++cur_;
+        if (*cur == '=') {
+          ++cur;
         } else if (brackets_on_ && angles_) {
           if (c == '<') {
             open_bracket(c, start);
           } else if (!close_bracket(c, start)) {
-            return bracket_error(start);
+            return call(cur, &Lexer::bracket_error, start);
           }
         }
-        return make(TokenKind::kPunct, start);
+        return make_at(cur, TokenKind::kPunct, start);
       case '0': case '1': case '2': case '3': case '4':
       case '5': case '6': case '7': case '8': case '9':
         if (at_line_start_ && dialect_ == Dialect::kLlvm) {  // numbered LLVM label "7:"
-          const char* p = cur_;
+          const char* p = cur;
           while (is(*p, kDigit)) ++p;
           if (*p == ':') {
-            cur_ = p + 1;
-            return make(TokenKind::kLabelDef, start);
+            cur = p + 1;
+            return make_at(cur, TokenKind::kLabelDef, start);
           }
         }
-        return lex_number(start);
+        return call(cur, &Lexer::lex_number, start);
       case '(': case '{': case '[':
         if (brackets_on_) open_bracket(c, start);
-        return make(TokenKind::kPunct, start);
+        return make_at(cur, TokenKind::kPunct, start);
       case ')': case '}': case ']':
-        if (brackets_on_ && !close_bracket(c, start)) return bracket_error(start);
-        return make(TokenKind::kPunct, start);
+        if (brackets_on_ && !close_bracket(c, start))
+          return call(cur, &Lexer::bracket_error, start);
+        return make_at(cur, TokenKind::kPunct, start);
       case ',': case '=':
       case '*': case '+': case '?': case '|': case '&': case '~': case '`': case '\'':
       case '\\':
-        return make(TokenKind::kPunct, start);
+        return make_at(cur, TokenKind::kPunct, start);
       default:
         break;
     }
     if (is(c, kIdStart)) {
       // LLVM labels may hold '-' (`for.body-lr:`): looked for at a line's start.
-      if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label()) {
-        return make(TokenKind::kLabelDef, start);
+      if (at_line_start_ && dialect_ == Dialect::kLlvm && llvm_label(cur)) {
+        return make_at(cur, TokenKind::kLabelDef, start);
       }
-      while (is(*cur_, kIdChar)) ++cur_;
-      if (at_line_start_ && *cur_ == ':' && cur_[1] != ':' &&
+      cur = skip_name<false>(cur);
+      if (at_line_start_ && *cur == ':' && cur[1] != ':' &&
           (dialect_ == Dialect::kLlvm || dialect_ == Dialect::kPtx ||
            dialect_ == Dialect::kAmdgcn)) {
-        ++cur_;
-        return make(TokenKind::kLabelDef, start);
+        ++cur;
+        return make_at(cur, TokenKind::kLabelDef, start);
       }
-      return make(TokenKind::kBareId, start);
+      return make_at(cur, TokenKind::kBareId, start);
     }
     unsigned char u = static_cast<unsigned char>(c);
-    if (u >= 0x80) return lex_utf8(start);
-    if (u < 0x20 || u == 0x7F) return error(start, "stray control byte (binary data?)");
-    return make(TokenKind::kPunct, start);  // any other printable ASCII char
+    if (u >= 0x80) return call(cur, &Lexer::lex_utf8, start);
+    if (u < 0x20 || u == 0x7F)
+      return call(cur, &Lexer::error, start, std::string_view("stray control byte (binary data?)"));
+    return make_at(cur, TokenKind::kPunct, start);  // any other printable ASCII char
   }
 }
 
-Token Lexer::next() { return lex_token(); }
+Token Lexer::next() {
+  const char* cur = cur_;
+  Token t = lex_token(cur);
+  cur_ = cur;
+  return t;
+}
 
-bool Lexer::llvm_label() {
-  // cur_ is one past the label's first char; LLVM label names are
+bool Lexer::llvm_label(const char*& cur) {
+  // `cur` is one past the label's first char; LLVM label names are
   // [-a-zA-Z$._0-9]+ followed by ':' (not '::').
-  const char* p = cur_;
-  while (is(*p, kSuffix)) ++p;
+  const char* p = skip_name<true>(cur);
   if (*p != ':' || p[1] == ':') return false;
-  cur_ = p + 1;
+  cur = p + 1;
   return true;
 }
 
-bool Lexer::next_line(Token* out, size_t cap, size_t* count, Token* end) {
+bool Lexer::next_line(Token* __restrict out, size_t cap, size_t* count, Token* end) {
+  // The cursor lives in a register for the whole line: kept in cur_ (which
+  // the stores to `out` might alias), it made a store and a reload on the
+  // path from each token to the next.
+  const char* cur = cur_;
   size_t n = 0;
+  bool ended = false;
   while (n < cap) {
-    Token t = lex_token();
-    if (t.kind == TokenKind::kNewline || t.kind == TokenKind::kEof ||
-        t.kind == TokenKind::kError) {
-      *count = n;
+    Token t = lex_token(cur);
+    if (t.kind == TokenKind::kNewline || t.kind == TokenKind::kEof || t.kind == TokenKind::kError) {
       *end = t;
-      return true;
+      ended = true;
+      break;
     }
     // Member by member: a whole-struct copy is built on the stack with a
     // one-byte store and read back with one 16-byte load, which cannot be
@@ -360,8 +388,9 @@ bool Lexer::next_line(Token* out, size_t cap, size_t* count, Token* end) {
     out[n].text = t.text;
     ++n;
   }
+  cur_ = cur;
   *count = n;
-  return false;
+  return ended;
 }
 
 namespace {

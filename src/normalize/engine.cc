@@ -177,6 +177,7 @@ void Engine::begin_line(uint32_t line_no, uint32_t src_begin, uint32_t src_end) 
   cur_.line_no = line_no;
   cur_.unit = unit_;
   cur_.shape_begin = shape_len_;
+  line_w_ = w_ = shape_.data() + shape_len_;
   cur_.occ_begin = static_cast<uint32_t>(occs_.size());
   cur_.drop_begin = static_cast<uint32_t>(drops_.size());
   cur_.src_begin = src_begin;
@@ -186,6 +187,7 @@ void Engine::begin_line(uint32_t line_no, uint32_t src_begin, uint32_t src_end) 
 }
 
 void Engine::end_line(uint32_t src_end) {
+  shape_len_ = static_cast<uint32_t>(w_ - shape_.data());
   if (skip_ || shape_len_ == cur_.shape_begin) {
     shape_len_ = cur_.shape_begin;
     occs_.resize(cur_.occ_begin);

@@ -206,15 +206,13 @@ class Engine {
   /// Appends token text to the shape (single-space separated). begin_line
   /// reserved room for the whole line, so this writes without checks.
   void text(std::string_view s) {
-    char* w = shape_.data() + shape_len_;
-    if (shape_len_ > cur_.shape_begin) *w++ = ' ';
+    char* w = separate();
     copy_small(w, s.data(), s.size());
-    shape_len_ = static_cast<uint32_t>(w + s.size() - shape_.data());
+    w_ = w + s.size();
   }
   /// Appends `mask` + `suffix` for an occurrence of `sym` spelled `name`.
   void symbol(uint32_t sym, std::string_view name, bool is_def, std::string_view suffix = {}) {
-    char* w = shape_.data() + shape_len_;
-    if (shape_len_ > cur_.shape_begin) *w++ = ' ';
+    char* w = separate();
     const SymRec& s = syms_[sym];
     occs_.push_back(Occ{sym, static_cast<uint32_t>(w - shape_.data()), off(name.data()),
                         static_cast<uint32_t>(name.size()),
@@ -222,7 +220,7 @@ class Engine {
     copy_small(w, s.mask.data(), s.mask.size());
     w += s.mask.size();
     copy_small(w, suffix.data(), suffix.size());
-    shape_len_ = static_cast<uint32_t>(w + suffix.size() - shape_.data());
+    w_ = w + suffix.size();
   }
   /// Removes source bytes [from, to) from the line's display.
   void drop(const char* from, const char* to) {
@@ -235,7 +233,7 @@ class Engine {
   void skip_line() { skip_ = true; }
   /// Shape offset where the next token would start (for definitions).
   uint32_t shape_pos() const {
-    return shape_len_ + (shape_len_ > cur_.shape_begin ? 1 : 0);
+    return static_cast<uint32_t>(w_ - shape_.data()) + (w_ != line_w_ ? 1 : 0);
   }
   uint32_t occ_pos() const { return static_cast<uint32_t>(occs_.size()); }
 
@@ -357,6 +355,13 @@ class Engine {
   bool full_;
   std::unique_ptr<DialectHandler> handler_;
 
+  /// Where the next token's shape goes: past a separating space, unless it is
+  /// the line's first (the space is written either way, without a branch).
+  char* separate() {
+    char* w = w_;
+    *w = ' ';
+    return w + (w != line_w_);
+  }
   /// Copies n bytes; inline for the short token texts that dominate.
   static void copy_small(char* dst, const char* src, size_t n) {
     if (n == 1) {  // punctuation: the most common token
@@ -386,9 +391,13 @@ class Engine {
     std::memcpy(dst, src, n);
   }
 
-  /// Shapes of all lines; shape_len_ bytes used.
+  /// Shapes of all lines; shape_len_ bytes used before the current line.
   CharBuf& shape_;
   uint32_t shape_len_ = 0;
+  /// The current line's shape: it starts at line_w_ (shape_len_ when it
+  /// began) and is written up to w_ (begin_line made room for it).
+  char* line_w_ = nullptr;
+  char* w_ = nullptr;
   std::vector<Occ>& occs_;
   std::vector<Drop>& drops_;
   std::vector<LineRec>& lines_;

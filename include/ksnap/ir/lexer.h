@@ -124,7 +124,22 @@ class Lexer {
   }
   Token error(const char* start, std::string_view message);
 
-  Token lex_token();  ///< The body of next(), inlined into next_line().
+  /// make() ending at `end`: lex_token's cursor, kept in a register.
+  Token make_at(const char* end, TokenKind kind, const char* start) {
+    at_line_start_ = kind == TokenKind::kNewline;
+    return Token{kind, std::string_view(start, static_cast<size_t>(end - start))};
+  }
+  /// Calls helper `f`, which reads and moves cur_, from lex_token(cur).
+  template <typename F, typename... A>
+  Token call(const char*& cur, F f, A... a) {
+    cur_ = cur;
+    Token t = (this->*f)(a...);
+    cur = cur_;
+    return t;
+  }
+  /// The body of next(), inlined into next_line(): lexes from `cur` and
+  /// moves it past the token (cur_ is only synced around helper calls).
+  Token lex_token(const char*& cur);
   void open_bracket(char c, const char* at) {
     if (c == '{') ++brace_depth_;
     open_.push_back(Open{c, static_cast<uint32_t>(at - begin_)});
@@ -145,7 +160,7 @@ class Lexer {
   Token lex_utf8(const char* start);
   /// At a line's start in LLVM IR: when the name from the char before cur_
   /// on ends in ':' it is a label (cur_ moves past the ':'); else nothing moves.
-  bool llvm_label();
+  bool llvm_label(const char*& cur);
 
   const char* begin_;
   const char* cur_;
