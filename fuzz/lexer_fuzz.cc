@@ -2,6 +2,9 @@
 // rest is the text. Checks: the lexer ends, every token lies inside the
 // buffer, tokens never overlap or go backwards, only kEof (and the
 // end-of-file "never closed" error) is empty. Bracket checking is on.
+// next_line() (the normalizer's path, which keeps its own cursor) gives the
+// same tokens, errors and offsets as next(), with lines cut into pieces of
+// 1 to 4 tokens so that its "out of room" return is taken too.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -29,6 +32,40 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (t.kind == TokenKind::kError && lx.error_message().empty()) abort();
     last_end = t.text.data() + t.text.size();
     if (n > text.size() + 1) abort();  // more tokens than bytes: no progress
+  }
+
+  Lexer by_token(text.c_str(), text.size(), d), by_line(text.c_str(), text.size(), d);
+  by_token.check_brackets(d == Dialect::kMlir || d == Dialect::kLlvm || d == Dialect::kPtx);
+  by_line.check_brackets(d == Dialect::kMlir || d == Dialect::kLlvm || d == Dialect::kPtx);
+  auto same = [](const Token& a, const Token& b) {
+    return a.kind == b.kind && a.text.data() == b.text.data() && a.text.size() == b.text.size();
+  };
+  Token buf[4];
+  for (size_t round = 0;; ++round) {
+    size_t cap = 1 + round % 4, count = 0;
+    Token end_tok;
+    bool ended = by_line.next_line(buf, cap, &count, &end_tok);
+    if (count > cap || (!ended && count != cap)) abort();
+    for (size_t i = 0; i < count; ++i) {
+      if (!same(buf[i], by_token.next())) abort();
+    }
+    if (!ended) {
+      if (by_line.offset() != by_token.offset()) abort();
+      continue;
+    }
+    if (!same(end_tok, by_token.next())) abort();
+    if (by_line.offset() != by_token.offset()) abort();
+    if (end_tok.kind == TokenKind::kError &&
+        (by_line.error_message() != by_token.error_message() ||
+         by_line.error_offset() != by_token.error_offset())) {
+      abort();
+    }
+    if (by_line.brace_depth() != by_token.brace_depth() ||
+        by_line.inner_newlines() != by_token.inner_newlines()) {
+      abort();
+    }
+    if (end_tok.kind == TokenKind::kEof) break;
+    if (round > 2 * text.size() + 4) abort();  // no progress
   }
   return 0;
 }

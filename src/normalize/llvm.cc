@@ -235,6 +235,12 @@ void LlvmHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results, boo
   const NormalizeOptions& o = e.opts();
   for (size_t i = from; i < toks.size(); ++i) {
     const ir::Token& t = toks[i];
+    // Names are most tokens (`{ float, float, ...}`) and go as they are: a
+    // test that the branch predictor learns, before the switch's jump.
+    if (t.kind == TokenKind::kBareId) {
+      e.text(t.text);
+      continue;
+    }
     switch (t.kind) {
       case TokenKind::kComment:
         e.comment(t, o.drop_comments);
