@@ -1,8 +1,9 @@
 // Perturbations and mutations generated from real IR nobody here wrote:
 // Triton's and Intel's lit tests (tests/fixtures/lit), the shared Triton
-// corpus, the project's GPU capture (and tests/fixtures/realworld when it is
-// there). The generators are tests/diff/perturb.h (plain text scanning, no
-// normalizer code). For every file:
+// corpus (else its subset bundled in examples/corpus), the project's GPU
+// capture (and tests/fixtures/realworld when it is there). The generators are
+// tests/diff/perturb.h (plain text scanning, no normalizer code). For every
+// file:
 //   - each cosmetic perturbation (and all of them at once) is unchanged;
 //   - a real mutation alone and under each cosmetic perturbation shows
 //     exactly the mutated lines, and no -/+ pair that reads identical;
@@ -23,6 +24,7 @@
 #include "ksnap/normalize/normalize.h"
 #include "ksnap/support/file.h"
 #include "normalize/lit_util.h"
+#include "support/corpus_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -322,13 +324,12 @@ TEST(PerturbDiffTest, LitTestsOfTritonAndIntelXpu) {
 }
 
 TEST(PerturbDiffTest, SharedTritonCorpus) {
-  std::string dir = KSNAP_CORPUS_DIR;
-  if (!fs::exists(dir + "/truth.json")) GTEST_SKIP() << "corpus not found";
-  std::vector<Source> sources = files_under(dir);
-  ASSERT_GT(sources.size(), 150u);
+  std::vector<Source> sources = files_under(testing::corpus_dir());
+  // At least every kernel-stage of base and of noise (which differ in each).
+  ASSERT_GE(sources.size(), 2 * testing::corpus_truth()["pairs"]["base..noise"]["rows"].size());
   PerturbRun r;
   r.run(sources);
-  r.report("../shared/corpus");
+  r.report(testing::corpus_name());
 }
 
 TEST(PerturbDiffTest, GpuCaptureFixture) {

@@ -1,6 +1,7 @@
-// Test helpers for the shared Triton corpus (KSNAP_CORPUS_DIR): its builds,
-// their variants paired by the truth keys, and file loading. Header-only:
-// tests/CMakeLists.txt compiles only *_test.cc files.
+// Test helpers for the real Triton corpus (support/corpus_dir.h: the shared
+// one, else the bundled example): its builds, their variants paired by the
+// truth keys, and file loading. Header-only: tests/CMakeLists.txt compiles
+// only *_test.cc files.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include "ksnap/ir/lexer.h"
 #include "ksnap/normalize/normalize.h"
 #include "ksnap/support/file.h"
+#include "support/corpus_dir.h"
 
 namespace ksnap::norm::testing {
 
@@ -47,10 +49,7 @@ inline std::string py_dumps(const nlohmann::json& obj) {
 
 }  // namespace detail
 
-inline std::string corpus_dir() {
-  std::string dir = KSNAP_CORPUS_DIR;
-  return is_regular_file(dir + "/truth.json") ? dir : std::string();
-}
+using ksnap::testing::corpus_dir;
 
 inline std::map<std::string, std::string> load_build(const std::string& build) {
   std::map<std::string, std::string> out;
@@ -70,8 +69,8 @@ inline std::map<std::string, std::string> load_build(const std::string& build) {
 
 inline std::map<std::string, bool> load_truth(const std::string& pair) {
   std::map<std::string, bool> out;
-  nlohmann::json t = detail::read_json(corpus_dir() + "/truth.json");
-  if (t.is_discarded()) return out;
+  const nlohmann::json& t = ksnap::testing::corpus_truth();
+  if (!t.is_object() || !t.contains("pairs") || !t["pairs"].contains(pair)) return out;
   for (const auto& [key, row] : t["pairs"][pair]["rows"].items()) {
     out[key] = row["changed"].get<bool>();
   }

@@ -2,7 +2,6 @@
 // the summary figures, embeds lexer token classes for MLIR / LLVM IR / PTX,
 // and keeps IR text out of the initial DOM (the script renders it lazily).
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -12,6 +11,7 @@
 #include "ksnap/diff/engine.h"
 #include "ksnap/render/render.h"
 #include "ksnap/report/report.h"
+#include "support/corpus_dir.h"
 
 namespace ksnap::render {
 namespace {
@@ -207,10 +207,7 @@ TEST(HtmlTest, NoDiffsKeepsGroupsButNoLines) {
 }
 
 TEST(HtmlTest, CorpusReportMatchesJson) {
-  std::string corpus = KSNAP_CORPUS_DIR;
-  struct stat st;
-  if (stat((corpus + "/no_licm/manifest.json").c_str(), &st) != 0)
-    GTEST_SKIP() << "corpus not at " << corpus;
+  std::string corpus = ksnap::testing::corpus_dir();  // the shared one, else the example
   auto r = diff::diff_paths(corpus + "/base", corpus + "/no_licm");
   ASSERT_TRUE(r) << r.status().to_string();
   report::Report rep = report::build_report(*r, nullptr, default_report_options(Format::kHtml));

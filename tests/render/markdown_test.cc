@@ -18,6 +18,7 @@
 #include "ksnap/render/render.h"
 #include "ksnap/support/text.h"
 #include "render/markdown_text.h"
+#include "support/corpus_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -207,8 +208,7 @@ TEST(Markdown, SmallCapHoldsEverythingAndLinksTheFullReport) {
 }
 
 TEST(Markdown, CorpusFusionOffTopIsReadable) {
-  std::string corpus = KSNAP_CORPUS_DIR;
-  if (!fs::exists(corpus + "/fusion_off/manifest.json")) GTEST_SKIP() << "no corpus";
+  std::string corpus = ksnap::testing::corpus_dir();  // the shared one, else the example
   auto r = diff::diff_paths(corpus + "/base", corpus + "/fusion_off");
   ASSERT_TRUE(r);
   std::string md = render(Format::kMarkdown, *r);

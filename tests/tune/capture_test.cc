@@ -4,35 +4,73 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
 #include "ksnap/support/file.h"
+#include "support/corpus_dir.h"
 
 namespace ksnap::tune {
 namespace {
 
-std::string corpus_base() { return std::string(KSNAP_CORPUS_DIR) + "/base"; }
+/// The real corpus's base build: the shared corpus, else the bundled example.
+std::string corpus_base() { return testing::corpus_dir() + "/base"; }
 
-TEST(Capture, LoadsTheEightMatmulConfigsOfTheCorpus) {
-  if (!is_directory(corpus_base())) GTEST_SKIP() << "no corpus at " << corpus_base();
+/// Triton's metadata of matmul configs, from their <kernel>.json: the shared
+/// corpus's first, and the two that the bundled example holds too.
+struct MatmulMeta {
+  int64_t block_m, block_n, block_k;
+  int num_warps;
+  int64_t shared;
+};
+const MatmulMeta kMatmulMeta[] = {
+    {128, 256, 64, 8, 147456},
+    {64, 32, 32, 2, 24576},
+    {32, 64, 32, 2, 24576},
+};
+
+TEST(Capture, LoadsEveryMatmulConfigOfTheCorpus) {
   auto vs = load_capture_kernel(corpus_base(), "matmul_kernel");
   ASSERT_TRUE(vs) << vs.status().to_string();
-  ASSERT_EQ(vs->size(), 8u);
-  const CapturedVariant& v0 = (*vs)[0];
-  EXPECT_EQ(v0.constexprs.at("BLOCK_SIZE_M"), 128);
-  EXPECT_EQ(v0.constexprs.at("BLOCK_SIZE_N"), 256);
-  EXPECT_EQ(v0.options.at("num_warps"), 8);
-  EXPECT_EQ(v0.meta.name, "matmul_kernel");
-  EXPECT_EQ(v0.meta.num_warps, 8);
-  EXPECT_EQ(v0.meta.shared, 147456);
-  EXPECT_EQ(v0.meta.global_scratch_size, 0);
-  EXPECT_EQ(v0.meta.arch, "sm90");
-  EXPECT_GT(v0.cubin.size(), 1000u);
-  EXPECT_EQ(v0.cubin.substr(1, 3), "ELF");
-  EXPECT_NE(v0.label.find("BLOCK_SIZE_M=128"), std::string::npos);
-  EXPECT_EQ((*vs)[6].meta.num_warps, 2);
+  // Every matmul entry of the manifest, in its order.
+  std::ifstream in(corpus_base() + "/manifest.json");
+  nlohmann::json manifest = nlohmann::json::parse(in);
+  std::vector<nlohmann::json> want;
+  for (const auto& e : manifest["entries"])
+    if (e["kernel"] == "matmul_kernel") want.push_back(e);
+  ASSERT_EQ(vs->size(), want.size());
+  size_t known = 0;
+  for (size_t i = 0; i < vs->size(); ++i) {
+    const CapturedVariant& v = (*vs)[i];
+    SCOPED_TRACE(v.label);
+    for (const auto& [name, value] : want[i]["constexprs"].items())
+      EXPECT_EQ(v.constexprs.at(name), value.get<int64_t>()) << name;
+    EXPECT_EQ(v.options.at("num_warps"), want[i]["options"]["num_warps"].get<int64_t>());
+    EXPECT_EQ(v.meta.name, "matmul_kernel");
+    EXPECT_EQ(v.meta.num_warps, v.options.at("num_warps"));
+    EXPECT_EQ(v.meta.global_scratch_size, 0);
+    EXPECT_EQ(v.meta.arch, "sm90");
+    EXPECT_GT(v.cubin.size(), 1000u);
+    EXPECT_EQ(v.cubin.substr(1, 3), "ELF");
+    EXPECT_NE(v.label.find("BLOCK_SIZE_M=" + std::to_string(v.constexprs.at("BLOCK_SIZE_M"))),
+              std::string::npos);
+    for (const MatmulMeta& m : kMatmulMeta) {
+      if (v.constexprs.at("BLOCK_SIZE_M") != m.block_m ||
+          v.constexprs.at("BLOCK_SIZE_N") != m.block_n ||
+          v.constexprs.at("BLOCK_SIZE_K") != m.block_k)
+        continue;
+      ++known;
+      EXPECT_EQ(v.meta.num_warps, m.num_warps);
+      EXPECT_EQ(v.meta.shared, m.shared);
+    }
+  }
+  // Both corpora hold the example's two configs; the shared one the first.
+  EXPECT_EQ(known, testing::shared_corpus_present() ? 3u : 2u);
 }
 
 TEST(Capture, UnknownKernelListsTheKernelsThere) {
-  if (!is_directory(corpus_base())) GTEST_SKIP();
   auto vs = load_capture_kernel(corpus_base(), "nope", false);
   ASSERT_FALSE(vs);
   EXPECT_EQ(vs.status().code(), ErrorCode::kNotFound);
