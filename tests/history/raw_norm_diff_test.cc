@@ -109,7 +109,9 @@ TEST_F(RawNormDiff, HeadBytesAnotherCommitRecordedAreNotNormalizedAndSayWhatTheF
       EXPECT_EQ(std::get<2>(a[key]), std::get<2>(w)) << key;
       EXPECT_EQ(std::get<3>(a[key]), std::get<3>(w)) << key;
       EXPECT_EQ(std::get<4>(a[key]), std::get<4>(w)) << key;
-      if (std::get<5>(a[key]) && std::get<5>(w)) EXPECT_EQ(std::get<5>(a[key]), std::get<5>(w));
+      if (std::get<5>(a[key]) && std::get<5>(w)) {
+        EXPECT_EQ(std::get<5>(a[key]), std::get<5>(w));
+      }
       EXPECT_EQ(a[key], n[key]) << key << ": the answer changed the result";
     }
     EXPECT_GT(counting->asked.load(), 0u);

@@ -42,7 +42,9 @@ size_t check_kept(const build::Build& b) {
       if (!text) continue;
       auto h = norm::normalized_hash(*text, d);
       EXPECT_TRUE(h) << f.path;
-      if (h) EXPECT_EQ(hex64(*f.normalized_hash), hex64(*h)) << f.path;
+      if (h) {
+        EXPECT_EQ(hex64(*f.normalized_hash), hex64(*h)) << f.path;
+      }
     }
   return kept;
 }
