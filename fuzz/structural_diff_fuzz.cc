@@ -23,8 +23,11 @@ ksnap::build::Build one_variant(const char* name, const char* stage, std::string
   b.kind = ksnap::build::BuildKind::kMemory;
   ksnap::build::Variant v;
   v.kernel = "k";
-  v.stages.push_back(ksnap::build::StageFile{stage, std::string(name) + "/k." + stage,
-                                             std::make_shared<const std::string>(std::move(text))});
+  ksnap::build::StageFile file;
+  file.stage = stage;
+  file.path = std::string(name) + "/k." + stage;
+  file.text = std::make_shared<const std::string>(std::move(text));
+  v.stages.push_back(std::move(file));
   b.variants.push_back(std::move(v));
   return b;
 }

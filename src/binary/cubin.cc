@@ -121,8 +121,16 @@ Expected<KernelResources> read_cubin(const Elf& elf, std::string_view kernel) {
         for (size_t i = 0; i < 3; ++i)
           if (!read_u32(a.data, 4 * i, &xyz[i]))
             return elf.error(a.offset, info->name + ": thread-count attribute truncated");
-        r.figures[a.attr == kAttrMaxThreads ? "max_threads" : "reqntid"] =
-            int64_t{xyz[0]} * xyz[1] * xyz[2];
+        // Each dimension is a u32, so the product can pass int64's range: a
+        // hostile cubin gets an error, not an overflow.
+        int64_t threads = 0;
+        if (__builtin_mul_overflow(int64_t{xyz[0]}, int64_t{xyz[1]}, &threads) ||
+            __builtin_mul_overflow(threads, int64_t{xyz[2]}, &threads) ||
+            !figure_in_range(threads))
+          return elf.error(a.offset, info->name + ": thread count " + std::to_string(xyz[0]) +
+                                         "x" + std::to_string(xyz[1]) + "x" +
+                                         std::to_string(xyz[2]) + " is out of range");
+        r.figures[a.attr == kAttrMaxThreads ? "max_threads" : "reqntid"] = threads;
       }
     }
   }

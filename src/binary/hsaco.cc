@@ -51,7 +51,13 @@ Expected<KernelResources> read_hsaco(const Elf& elf, std::string_view kernel) {
             {".max_flat_workgroup_size", "max_flat_workgroup_size"}};
         for (const auto& [key, figure] : kKeys) {
           int64_t v = 0;
-          if (k.integer_at(key, &v)) r.figures[figure] = v;
+          if (!k.integer_at(key, &v)) continue;
+          if (!figure_in_range(v))
+            return make_error(ErrorCode::kParseError,
+                              "AMDGPU metadata of kernel " + name + ": " + key + " = " +
+                                  std::to_string(v) + " is out of range (0 to 2^48)",
+                              SourceLocation{elf.path(), 0, 0});
+          r.figures[figure] = v;
         }
         if (auto it = r.figures.find("vgprs"); it != r.figures.end()) r.n_regs = it->second;
         if (auto it = r.figures.find("scratch_bytes"); it != r.figures.end())

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ksnap/capture/json_text.h"
+#include "ksnap/support/figures.h"
 
 namespace ksnap::build {
 
@@ -56,7 +57,10 @@ Status read_metadata(PathGuard& guard, const std::string& rel, Variant* v) {
         k == "profile_scratch_size") {
       int64_t n = 0;
       KSNAP_RETURN_IF_ERROR(root[k].read(&n));
-      if (!it.value().is_null() && !v->resources.count(k)) v->resources[k] = n;
+      if (it.value().is_null()) continue;
+      if (!figure_in_range(n))
+        return root[k].error(std::to_string(n) + " is out of range for \"" + k + "\" (0 to 2^48)");
+      if (!v->resources.count(k)) v->resources[k] = n;
       continue;
     }
     if (k == "global_scratch_align" || k == "profile_scratch_align") continue;

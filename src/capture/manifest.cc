@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "ksnap/capture/json_text.h"
+#include "ksnap/support/figures.h"
 #include "ksnap/support/file.h"
 #include "ksnap/support/path_guard.h"
 
@@ -86,7 +87,10 @@ Status read_entry(const json::Node& e, size_t index, ManifestEntry* out) {
   for (const char* r : {"n_regs", "n_spills", "shared", "n_max_threads"}) {
     int64_t n = 0;
     KSNAP_RETURN_IF_ERROR(e[r].read(&n));
-    if (e[r].present() && !e[r].value().is_null()) out->resources[r] = n;
+    if (!e[r].present() || e[r].value().is_null()) continue;
+    if (!figure_in_range(n))
+      return e[r].error(std::to_string(n) + " is out of range for \"" + r + "\" (0 to 2^48)");
+    out->resources[r] = n;
   }
   KSNAP_RETURN_IF_ERROR(e["cache_dir"].read(&out->cache_dir, Need::kRequired));
   // Triton names each folder by a hash: one plain name, never a path.

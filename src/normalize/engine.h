@@ -28,6 +28,7 @@
 
 #include "ksnap/ir/lexer.h"
 #include "ksnap/normalize/normalize.h"
+#include "ksnap/support/figures.h"
 #include "ksnap/support/file.h"
 #include "ksnap/support/hash.h"
 #include "normalize/symbol_map.h"
@@ -311,7 +312,12 @@ class Engine {
   uint32_t depth_before() const { return depth_at_line_start_; }
   uint32_t depth_after() const { return depth_after_; }
 
-  void add_resource(std::string key, int64_t n) { resources_[std::move(key)] += n; }
+  /// Adds `n` (clamped to [0, kMaxFigure]) to the module's figure `key`;
+  /// the sum stops at kMaxFigure, so hostile IR cannot overflow it.
+  void add_resource(std::string key, int64_t n) {
+    int64_t& sum = resources_[std::move(key)];
+    sum = std::min(sum + std::clamp<int64_t>(n, 0, kMaxFigure), kMaxFigure);
+  }
 
  private:
   uint32_t lookup(SymbolMap& map, std::string_view key, SymbolClass cls, std::string_view mask,

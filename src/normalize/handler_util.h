@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "ksnap/ir/lexer.h"
+#include "ksnap/support/figures.h"
 
 namespace ksnap::norm::detail {
 
@@ -26,6 +27,20 @@ inline int64_t parse_int(std::string_view s, int64_t fallback = -1) {
   int64_t v = 0;
   auto r = std::from_chars(s.data(), s.data() + s.size(), v);
   return (r.ec == std::errc() && r.ptr == s.data() + s.size()) ? v : fallback;
+}
+
+/// A count from the IR (`%r<14>`, `smem[4096]`, `R12`, `SHI_REGISTERS=10`),
+/// clamped to [0, kMaxFigure] so that sums and products of counts cannot
+/// overflow: `%r<99999999999999999999>` counts kMaxFigure, `-3` counts 0,
+/// and text that is not a number counts `fallback`.
+inline int64_t parse_count(std::string_view s, int64_t fallback = 0) {
+  if (s.empty()) return fallback;
+  int64_t v = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ptr != s.data() + s.size()) return fallback;
+  if (r.ec == std::errc::result_out_of_range) return s[0] == '-' ? 0 : kMaxFigure;
+  if (r.ec != std::errc()) return fallback;
+  return v < 0 ? 0 : v > kMaxFigure ? kMaxFigure : v;
 }
 
 /// `@name` / `@"name"` -> `name`.

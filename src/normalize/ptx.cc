@@ -254,10 +254,10 @@ bool PtxHandler::directive_line(Engine& e, TokenSpan toks) {
       if (toks[i].kind != TokenKind::kValueId && toks[i].kind != TokenKind::kBareId) continue;
       if (i + 3 < toks.size() && is_punct(toks[i + 1], '<') &&
           toks[i + 2].kind == TokenKind::kInteger && is_punct(toks[i + 3], '>')) {
-        n += parse_int(toks[i + 2].text, 0);
+        n = std::min(n + parse_count(toks[i + 2].text), kMaxFigure);
         i += 3;
       } else {
-        n += 1;
+        n = std::min(n + 1, kMaxFigure);
       }
     }
     e.add_resource(std::move(key), n);
@@ -285,7 +285,7 @@ void PtxHandler::shared_bytes(Engine& e, TokenSpan toks) {
       }
     } else if (shared && elem && is_punct(t, '[') && i + 2 < toks.size() &&
                toks[i + 1].kind == TokenKind::kInteger && is_punct(toks[i + 2], ']')) {
-      e.add_resource("ptx.shared.bytes", elem * parse_int(toks[i + 1].text, 0));
+      e.add_resource("ptx.shared.bytes", elem * parse_count(toks[i + 1].text));
       return;
     }
   }

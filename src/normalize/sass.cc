@@ -59,7 +59,7 @@ std::pair<std::string_view, size_t> register_of(std::string_view t, int64_t* num
     size_t j = i;
     while (j < t.size() && t[j] >= '0' && t[j] <= '9') ++j;
     if (j == i || (j < t.size() && t[j] != '.')) return {{}, 0};
-    *number = parse_int(t.substr(i, j - i), 0);
+    *number = parse_count(t.substr(i, j - i));
     return {c.mask, j};
   }
   return {{}, 0};
@@ -140,7 +140,7 @@ void SassHandler::line(Engine& e, TokenSpan toks) {
       std::string_view num = v.substr(at + 14);
       size_t end = 0;
       while (end < num.size() && num[end] >= '0' && num[end] <= '9') ++end;
-      e.add_resource("sass.registers", parse_int(num.substr(0, end), 0));
+      e.add_resource("sass.registers", parse_count(num.substr(0, end)));
     }
   }
   // The opcode: the first bare word after an optional `@P0` / `@!P0` guard.

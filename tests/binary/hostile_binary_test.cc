@@ -61,6 +61,19 @@ TEST(HostileBinary, EachBrokenFieldGivesALocatedError) {
     return uint64_t{0};
   };
   const uint64_t nv_info = Elf::parse(cubin, kCubin)->find(".nv.info")->offset;
+  // The first 12-byte SVAL attribute (a KPARAM_INFO) of .nv.info.saxpy.
+  auto twelve_byte_attribute = [&]() {
+    const Section* s = Elf::parse(cubin, kCubin)->find(".nv.info.saxpy");
+    uint64_t at = s->offset, end = s->offset + s->size;
+    while (at + 4 <= end) {
+      uint16_t size = 0;
+      read_u16(cubin, at + 2, &size);
+      if (cubin[at] == 4 && size == 12) return at;
+      at += 4 + (cubin[at] == 4 ? size : 0);
+    }
+    ADD_FAILURE() << "no 12-byte attribute in .nv.info.saxpy";
+    return uint64_t{0};
+  };
   const std::vector<Case> cases = {
       {"not elf", &cubin, "saxpy", [](std::string* b) { (*b)[1] = 'X'; }, "not an ELF file"},
       {"header truncated", &cubin, "saxpy", [](std::string* b) { b->resize(40); },
@@ -95,6 +108,13 @@ TEST(HostileBinary, EachBrokenFieldGivesALocatedError) {
        "runs past the end of the section"},
       {"unknown attribute format", &cubin, "saxpy", [&](std::string* b) { (*b)[nv_info] = 9; },
        "unknown attribute format"},
+      {"thread count past int64", &cubin, "saxpy",
+       [&](std::string* b) {
+         const uint64_t at = twelve_byte_attribute();
+         (*b)[at + 1] = 0x05;  // EIATTR_MAX_THREADS
+         for (int i = 0; i < 12; ++i) (*b)[at + 4 + i] = static_cast<char>(0xff);
+       },
+       "thread count 4294967295x4294967295x4294967295 is out of range"},
       {"symbol table links nowhere", &cubin, "saxpy",
        [&](std::string* b) { put<uint32_t>(b, section(".symtab") + 40, 999); },
        "missing string table"},
@@ -109,6 +129,16 @@ TEST(HostileBinary, EachBrokenFieldGivesALocatedError) {
          (*b)[note() + 12 + ((namesz + 3) & ~3u)] = static_cast<char>(0xc1);
        },
        "unknown type byte"},
+      {"vgpr count out of range", &hsaco, "softmax_kernel",
+       [&](std::string* b) {
+         // ".vgpr_count" then a positive fixint: make it a negative fixint.
+         const size_t key = b->find(".vgpr_count");
+         ASSERT_NE(key, std::string::npos);
+         const size_t value = key + std::strlen(".vgpr_count");
+         ASSERT_LT(static_cast<uint8_t>((*b)[value]), 0x80);
+         (*b)[value] = static_cast<char>(0xff);  // -1
+       },
+       ".vgpr_count = -1 is out of range (0 to 2^48)"},
       {"kernel not in the hsaco", &hsaco, "no_such_kernel", [](std::string*) {},
        "no AMDGPU metadata"},
   };

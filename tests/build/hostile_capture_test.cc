@@ -91,6 +91,12 @@ TEST_F(HostileCaptureTest, RejectedWithALocatedError) {
          t->put("cache/ABC/k.json", "{\n\"shared\": \"lots\"}");
        },
        ErrorCode::kParseError, "cache/ABC/k.json", 2, "expected integer for \"shared\""},
+      {"metadata_shared_negative",
+       [](auto* t) {
+         t->manifest("");
+         t->put("cache/ABC/k.json", "{\n\"shared\": -1}");
+       },
+       ErrorCode::kParseError, "cache/ABC/k.json", 2, "-1 is out of range for \"shared\""},
       {"invalid_utf8_in_manifest", [](auto* t) { t->manifest(",\n \"qualname\": \"m.\xff\""); },
        ErrorCode::kParseError, "manifest.json", 5, "invalid JSON"},
       {"stage_traversal",

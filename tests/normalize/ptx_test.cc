@@ -2,6 +2,7 @@
 // .reg resources, .loc -> py_line, debug sections.
 #include <gtest/gtest.h>
 
+#include "ksnap/support/figures.h"
 #include "normalize/test_util.h"
 
 namespace ksnap::norm {
@@ -107,6 +108,32 @@ TEST(PtxTest, StaticSharedMemoryIsAResource) {
       Dialect::kPtx);
   EXPECT_EQ(m.resources.at("ptx.shared.bytes"), 4096 + 128);
   EXPECT_NE(find_line(m, "smem_a"), nullptr);  // the declaration stays in the text
+}
+
+// Counts from a hostile PTX stop at kMaxFigure (2^48): sums and products of
+// them never overflow (UBSan checks this in the sanitizer tier), and a
+// negative count counts nothing.
+TEST(PtxTest, HugeCountsStopAtTheLargestFigure) {
+  const struct {
+    const char* ptx;
+    const char* resource;
+    int64_t expected;
+  } cases[] = {
+      {".reg .b32 %r<99999999999999999999>;\n", "ptx.reg.b32", ksnap::kMaxFigure},
+      {".reg .b32 %r<9223372036854775807>, %q<9223372036854775807>;\n", "ptx.reg.b32",
+       ksnap::kMaxFigure},
+      {".reg .b32 %r<281474976710656>;\n.reg .b32 %q<281474976710656>;\n", "ptx.reg.b32",
+       ksnap::kMaxFigure},
+      {".reg .b32 %r<-5>;\n", "ptx.reg.b32", 0},
+      {".shared .align 8 .b64 smem[9223372036854775807];\n", "ptx.shared.bytes", ksnap::kMaxFigure},
+      {".shared .align 8 .b64 a[1];\n.shared .align 8 .b64 b[9223372036854775807];\n",
+       "ptx.shared.bytes", ksnap::kMaxFigure},
+  };
+  for (const auto& c : cases) {
+    Module m = norm_ok(c.ptx, Dialect::kPtx);
+    ASSERT_TRUE(m.resources.count(c.resource)) << c.ptx;
+    EXPECT_EQ(m.resources.at(c.resource), c.expected) << c.ptx;
+  }
 }
 
 TEST(PtxTest, DebugLabelsGoUnlessUsed) {

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "ksnap/binary/elf.h"
+#include "ksnap/support/figures.h"
 #include "ksnap/support/status.h"
 
 namespace ksnap::binary {
