@@ -78,7 +78,11 @@ uint64_t make_build(const std::string& corpus, const std::string& out, size_t va
       json e = src["entries"][i];
       e["constexprs"]["REPLICA"] = k;
       std::string cdir = e["cache_dir"].get<std::string>();
-      std::string dst = "R" + std::to_string(k) + "_" + cdir;
+      // Appended, not "R" + to_string(k): GCC 12 warns a false -Wrestrict there.
+      std::string dst = "R";
+      dst += std::to_string(k);
+      dst += '_';
+      dst += cdir;
       fs::create_directories(out + "/cache/" + dst);
       for (auto& f : fs::directory_iterator(corpus + "/" + src_build + "/cache/" + cdir)) {
         if (f.path().extension() == ".so") continue;
