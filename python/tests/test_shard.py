@@ -3,6 +3,8 @@ import json
 import multiprocessing as mp
 import os
 
+import pytest
+
 from ksnap_triton import manifest, merge
 from ksnap_triton.shard import ShardWriter
 
@@ -74,7 +76,7 @@ def _fork_child(root, q):
 
 def test_forked_child_writes_its_own_empty_started_shard(tmp_path):
     if "fork" not in mp.get_all_start_methods():
-        return
+        pytest.skip("this platform has no fork start method")
     root = str(tmp_path)
     w = ShardWriter(root)
     w.put({"kernel": "parent", "key": "", "cache_dir": "P"})

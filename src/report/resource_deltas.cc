@@ -9,6 +9,7 @@
 //                      [registers: hurt 0, helped 2, 2 of 19, 510 → 480]
 #include <algorithm>
 
+#include "ksnap/support/figures.h"
 #include "report/deltas.h"
 
 namespace ksnap::report {
@@ -103,8 +104,8 @@ void add_resource_deltas(const diff::DiffResult& r, Report* rep) {
       ++d.total;
       if (b == h) continue;
       if (d.unit.empty() && d.figure == "occupancy") d.unit = v.occupancy_unit;
-      d.base += b;
-      d.head += h;
+      d.base = saturating_add(d.base, b);
+      d.head = saturating_add(d.head, h);
       bool worse = spec.higher_is_better ? h < b : h > b;
       (worse ? hurt : helped).push_back({vi, "binary", spec.figure, b, h});
       if (worse) {

@@ -15,6 +15,7 @@
 
 #include "ksnap/build/build.h"
 #include "ksnap/diff/statistics.h"
+#include "ksnap/support/figures.h"
 
 namespace ksnap::report {
 
@@ -55,8 +56,8 @@ void add(std::map<std::string, Statistic>* acc, const std::string& name, diff::F
   s.name = name;
   if (p.first < 0 || p.second < 0) return;
   ++s.counted;
-  s.base += p.first;
-  s.head += p.second;
+  s.base = saturating_add(s.base, p.first);
+  s.head = saturating_add(s.head, p.second);
   s.helped += p.second < p.first;
   s.hurt += p.second > p.first;
 }

@@ -5,6 +5,7 @@
 
 #include "ksnap/ir/lexer.h"
 #include "ksnap/normalize/normalize.h"
+#include "ksnap/support/figures.h"
 #include "ksnap/support/hash.h"
 #include "store/codec.h"
 #include "store/store_impl.h"
@@ -107,7 +108,9 @@ Expected<VerifyReport> verify(Store& store) {
       KSNAP_ASSIGN_OR_RETURN(bool row, q.step());
       if (!row) break;
       ++r.blobs;
-      r.raw_bytes += q.integer(2);
+      // raw_size is the store's word, not checked yet (check_blob does):
+      // a negative one adds nothing and the total stops at INT64_MAX.
+      if (q.integer(2) > 0) r.raw_bytes = saturating_add(r.raw_bytes, q.integer(2));
       blob_ids.insert(q.text(0));
       check_blob(q.text(0), q.text(1), q.integer(2), q.blob(3), kept, raw_rows, &r);
     }

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ksnap/support/figures.h"
 #include "ksnap/support/hash.h"
 #include "ksnap/support/json.h"
 
@@ -57,11 +58,20 @@ Status field(const Node& j, const char* name, std::map<std::string, std::string>
   return Status::ok();
 }
 
+/// A stored variant's resource figures: each in 0..kMaxFigure, as the
+/// capture readers that recorded them required (a record edited to hold
+/// another value is refused, not passed on to the report's arithmetic).
 Status field(const Node& j, const char* name, std::map<std::string, int64_t>* out) {
   Node o = j[name];
   KSNAP_RETURN_IF_ERROR(o.expect_object(Need::kRequired));
-  for (auto it = o.value().begin(); it != o.value().end(); ++it)
-    KSNAP_RETURN_IF_ERROR(o[it.key()].read(&(*out)[it.key()], Need::kRequired));
+  for (auto it = o.value().begin(); it != o.value().end(); ++it) {
+    int64_t& v = (*out)[it.key()];
+    KSNAP_RETURN_IF_ERROR(o[it.key()].read(&v, Need::kRequired));
+    if (!figure_in_range(v))
+      return o[it.key()].error(std::to_string(v) + " is out of range for \"" + it.key() +
+                               "\" (0 to 2^48)",
+                               ErrorCode::kCorrupt);
+  }
   return Status::ok();
 }
 

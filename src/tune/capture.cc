@@ -126,7 +126,8 @@ Expected<TritonLaunchMeta> parse_triton_meta(std::string_view text, const std::s
   for (size_t i = 0; i < 3 && i < dims.size(); ++i) {
     int32_t d = 1;
     KSNAP_RETURN_IF_ERROR(dims[i].read(&d));
-    if (d < 1) return dims[i].error("cluster dimension must be at least 1");
+    // CUDA thread-block clusters hold at most 16 blocks (8 portably).
+    if (d < 1 || d > 16) return dims[i].error("cluster dimension must be 1 to 16");
     m.cluster_dims[i] = d;
   }
   return m;

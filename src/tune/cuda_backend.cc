@@ -225,14 +225,26 @@ Status CudaBackend::launch_impl(size_t v, const Workload& w, const ArgPack& args
   const unsigned cx = plan.cx, cy = plan.cy, cz = plan.cz;
   CUdeviceptr gscratch = 0, pscratch = 0;
   if (meta.global_scratch_size > 0 || meta.profile_scratch_size > 0) {
-    const size_t ctas = static_cast<size_t>(g.x) * g.y * g.z * cx * cy * cz;
+    // Checked: a huge grid times a capture's scratch size must not wrap to
+    // a small buffer the kernel then overruns.
+    size_t ctas = 1, gbytes = 0, pbytes = 0;
+    bool overflow = false;
+    for (size_t f : {size_t{g.x}, size_t{g.y}, size_t{g.z}, size_t{cx}, size_t{cy}, size_t{cz}})
+      overflow |= __builtin_mul_overflow(ctas, f, &ctas);
+    overflow |= __builtin_mul_overflow(ctas, static_cast<size_t>(meta.global_scratch_size), &gbytes);
+    overflow |= __builtin_mul_overflow(ctas, static_cast<size_t>(meta.profile_scratch_size), &pbytes);
+    if (overflow)
+      return make_error(ErrorCode::kInvalidArgument,
+                        "scratch memory for a grid of " + std::to_string(g.x) + "x" +
+                            std::to_string(g.y) + "x" + std::to_string(g.z) +
+                            " blocks overflows 64 bits");
     if (meta.global_scratch_size > 0) {
-      KSNAP_ASSIGN_OR_RETURN(gscratch, m.scratch_for(v, 0, ctas * meta.global_scratch_size,
-                                                     meta.global_scratch_align));
+      KSNAP_ASSIGN_OR_RETURN(gscratch,
+                             m.scratch_for(v, 0, gbytes, meta.global_scratch_align));
     }
     if (meta.profile_scratch_size > 0) {
-      KSNAP_ASSIGN_OR_RETURN(pscratch, m.scratch_for(v, 1, ctas * meta.profile_scratch_size,
-                                                     meta.profile_scratch_align));
+      KSNAP_ASSIGN_OR_RETURN(pscratch,
+                             m.scratch_for(v, 1, pbytes, meta.profile_scratch_align));
     }
   }
   void* params[ArgPack::kMaxArgs + 2];

@@ -48,8 +48,12 @@ TEST(PairingCli, LeftoversOfOtherConstexprsAreRemovedAndAdded) {
        "attn_fwd|{\"BLOCK_M\": 64, \"BLOCK_N\": 32, \"CAUSAL\": true, \"HEAD_DIM\": 64}|"
        "{\"num_stages\": 2, \"num_warps\": 4}"},
   };
+  std::vector<std::string> not_run;
   for (const Case& c : cases) {
-    if (!fs::exists(c.corpus + "/manifest.json")) continue;  // shared corpus absent
+    if (!fs::exists(c.corpus + "/manifest.json")) {  // shared corpus absent
+      not_run.push_back(c.name);
+      continue;
+    }
     SCOPED_TRACE(c.name);
     TempDir tmp(std::string("pairing_") + c.name);
     subset_capture(c.corpus, tmp.path + "/base", c.base);
@@ -77,6 +81,8 @@ TEST(PairingCli, LeftoversOfOtherConstexprsAreRemovedAndAdded) {
     // --exit-code: a removed and an added variant are differences.
     EXPECT_EQ(run("diff " + tmp.path + "/base " + tmp.path + "/head --exit-code --stat").rc, 1);
   }
+  // Shown as skipped (after the cases that ran, whose failures still count).
+  if (!not_run.empty()) GTEST_SKIP() << "needs ../shared/corpus: " << not_run.front();
 }
 
 TEST(PairingCli, BareCachesStillPairByInference) {

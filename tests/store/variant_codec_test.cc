@@ -90,5 +90,26 @@ TEST(VariantCodecTest, MalformedRecordsAreCorrupt) {
   }
 }
 
+// A record whose id matches its text (so an edit that recomputed the id)
+// but holds a figure no capture reader accepts is refused, not handed to
+// the report's arithmetic.
+TEST(VariantCodecTest, FiguresOutOfRangeAreCorrupt) {
+  for (int64_t bad : {int64_t{-5}, int64_t{1} << 62, INT64_MIN}) {
+    SCOPED_TRACE(bad);
+    build::Variant v = sample();
+    v.resources["n_regs"] = bad;
+    const std::string text = encode_variant(v, kStages);
+    auto r = decode_variant(text, content_id(text), "variant record X");
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.status().code(), ErrorCode::kCorrupt);
+    EXPECT_NE(r.status().message().find("is out of range for \"n_regs\""), std::string::npos)
+        << r.status().to_string();
+  }
+  build::Variant edge = sample();
+  edge.resources["n_regs"] = int64_t{1} << 48;  // the largest accepted
+  const std::string text = encode_variant(edge, kStages);
+  EXPECT_TRUE(decode_variant(text, content_id(text), "variant record X"));
+}
+
 }  // namespace
 }  // namespace ksnap::store
