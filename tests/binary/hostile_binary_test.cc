@@ -63,7 +63,8 @@ TEST(HostileBinary, EachBrokenFieldGivesALocatedError) {
   const uint64_t nv_info = Elf::parse(cubin, kCubin)->find(".nv.info")->offset;
   // The first 12-byte SVAL attribute (a KPARAM_INFO) of .nv.info.saxpy.
   auto twelve_byte_attribute = [&]() {
-    const Section* s = Elf::parse(cubin, kCubin)->find(".nv.info.saxpy");
+    auto elf = Elf::parse(cubin, kCubin);  // kept: find() points into it
+    const Section* s = elf->find(".nv.info.saxpy");
     uint64_t at = s->offset, end = s->offset + s->size;
     while (at + 4 <= end) {
       uint16_t size = 0;
