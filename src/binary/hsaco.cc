@@ -54,8 +54,8 @@ Expected<KernelResources> read_hsaco(const Elf& elf, std::string_view kernel) {
           if (!k.integer_at(key, &v)) continue;
           if (!figure_in_range(v))
             return make_error(ErrorCode::kParseError,
-                              "AMDGPU metadata of kernel " + name + ": " + key + " = " +
-                                  std::to_string(v) + " is out of range (0 to 2^48)",
+                              "AMDGPU metadata of kernel " + name + ": " +
+                                  figure_range_message(key, v),
                               SourceLocation{elf.path(), 0, 0});
           r.figures[figure] = v;
         }

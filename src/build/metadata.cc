@@ -59,7 +59,7 @@ Status read_metadata(PathGuard& guard, const std::string& rel, Variant* v) {
       KSNAP_RETURN_IF_ERROR(root[k].read(&n));
       if (it.value().is_null()) continue;
       if (!figure_in_range(n))
-        return root[k].error(std::to_string(n) + " is out of range for \"" + k + "\" (0 to 2^48)");
+        return root[k].error(figure_range_message(k, n));
       if (!v->resources.count(k)) v->resources[k] = n;
       continue;
     }

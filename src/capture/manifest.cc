@@ -89,7 +89,7 @@ Status read_entry(const json::Node& e, size_t index, ManifestEntry* out) {
     KSNAP_RETURN_IF_ERROR(e[r].read(&n));
     if (!e[r].present() || e[r].value().is_null()) continue;
     if (!figure_in_range(n))
-      return e[r].error(std::to_string(n) + " is out of range for \"" + r + "\" (0 to 2^48)");
+      return e[r].error(figure_range_message(r, n));
     out->resources[r] = n;
   }
   KSNAP_RETURN_IF_ERROR(e["cache_dir"].read(&out->cache_dir, Need::kRequired));

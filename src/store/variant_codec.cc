@@ -68,9 +68,7 @@ Status field(const Node& j, const char* name, std::map<std::string, int64_t>* ou
     int64_t& v = (*out)[it.key()];
     KSNAP_RETURN_IF_ERROR(o[it.key()].read(&v, Need::kRequired));
     if (!figure_in_range(v))
-      return o[it.key()].error(std::to_string(v) + " is out of range for \"" + it.key() +
-                               "\" (0 to 2^48)",
-                               ErrorCode::kCorrupt);
+      return o[it.key()].error(figure_range_message(it.key(), v), ErrorCode::kCorrupt);
   }
   return Status::ok();
 }

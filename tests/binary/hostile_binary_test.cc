@@ -139,7 +139,7 @@ TEST(HostileBinary, EachBrokenFieldGivesALocatedError) {
          ASSERT_LT(static_cast<uint8_t>((*b)[value]), 0x80);
          (*b)[value] = static_cast<char>(0xff);  // -1
        },
-       ".vgpr_count = -1 is out of range (0 to 2^48)"},
+       "-1 is out of range for \".vgpr_count\" (0 to 2^48)"},
       {"kernel not in the hsaco", &hsaco, "no_such_kernel", [](std::string*) {},
        "no AMDGPU metadata"},
   };

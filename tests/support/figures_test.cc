@@ -36,5 +36,11 @@ TEST(FiguresTest, SaturatingAddStopsAtInt64Max) {
   EXPECT_EQ(total, INT64_MAX);
 }
 
+TEST(FiguresTest, OneMessageForEveryReader) {
+  EXPECT_EQ(figure_range_message("shared", -1), "-1 is out of range for \"shared\" (0 to 2^48)");
+  EXPECT_EQ(figure_range_message(".vgpr_count", INT64_MIN),
+            "-9223372036854775808 is out of range for \".vgpr_count\" (0 to 2^48)");
+}
+
 }  // namespace
 }  // namespace ksnap

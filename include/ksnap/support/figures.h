@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace ksnap {
 
@@ -21,6 +23,12 @@ constexpr int64_t kMaxFigure = int64_t{1} << 48;
 
 /// True when `v` is a figure a real kernel can have: 0 <= v <= kMaxFigure.
 constexpr bool figure_in_range(int64_t v) { return v >= 0 && v <= kMaxFigure; }
+
+/// The one message every reader gives for a figure outside the range:
+/// figure_range_message("shared", -1) == "-1 is out of range for \"shared\" (0 to 2^48)".
+inline std::string figure_range_message(std::string_view name, int64_t v) {
+  return std::to_string(v) + " is out of range for \"" + std::string(name) + "\" (0 to 2^48)";
+}
 
 /// `a + b` for two non-negative figures or totals, stopping at INT64_MAX
 /// instead of overflowing: a report's totals over 100,000 variants of
