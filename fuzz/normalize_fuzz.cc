@@ -4,13 +4,15 @@
 // is the text. Checks: normalize() and normalized_hash() agree (same hash,
 // or the same error line), errors are kParseError with a line, and every
 // Module invariant holds (symbol offsets inside display and shape, ids
-// inside symbols, hash == hash of canonical_text()).
+// inside symbols, hash == hash of canonical_text()). LLVM IR is also
+// normalized without Lexer::fold_type_lists(), which must change nothing.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "ksnap/normalize/normalize.h"
 #include "ksnap/support/hash.h"
+#include "normalize/engine.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ksnap;
@@ -33,9 +35,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Status& s = m.status();
     if (s.code() != ErrorCode::kParseError || s.location().line == 0) abort();
     if (h.status().location().line != s.location().line) abort();
+    if (d == ir::Dialect::kLlvm) {
+      norm::detail::set_fold_type_lists(false);
+      auto plain = norm::normalize(buf, d, o);
+      norm::detail::set_fold_type_lists(true);
+      if (plain || plain.status().to_string() != s.to_string()) abort();
+    }
     return 0;
   }
   if (m->hash != *h) abort();
+  if (d == ir::Dialect::kLlvm) {
+    norm::detail::set_fold_type_lists(false);
+    auto plain = norm::normalize(buf, d, o);
+    norm::detail::set_fold_type_lists(true);
+    if (!plain || plain->hash != m->hash) abort();
+    if (norm::canonical_text(*plain) != norm::canonical_text(*m)) abort();
+  }
   if (hash64(norm::canonical_text(*m)) != m->hash) abort();
   for (const norm::Unit& u : m->units) {
     for (const norm::Line& l : u.lines) {

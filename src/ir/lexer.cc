@@ -123,6 +123,7 @@ const char* token_kind_name(TokenKind k) {
     case TokenKind::kString: return "string";
     case TokenKind::kComment: return "comment";
     case TokenKind::kPunct: return "punct";
+    case TokenKind::kTypeList: return "type-list";
     case TokenKind::kError: return "error";
   }
   return "?";
@@ -151,6 +152,13 @@ __attribute__((always_inline)) inline Token Lexer::lex_token(const char*& cur) {
     // start (where it may be a label) and a comma (`{ float, float, ...}`).
     if (is(c, kIdStart) && !at_line_start_) {
       cur = skip_name<false>(cur);
+      if (*cur == ',' && fold_lists_) {
+        const char* e = type_list_end(start, cur);
+        if (e != cur) {
+          cur = e;
+          return make_at(cur, TokenKind::kTypeList, start);
+        }
+      }
       return make_at(cur, TokenKind::kBareId, start);
     }
     if (c == ',') return make_at(cur, TokenKind::kPunct, start);
@@ -365,6 +373,53 @@ bool Lexer::llvm_label(const char*& cur) {
   if (*p != ':' || p[1] == ':') return false;
   cur = p + 1;
   return true;
+}
+
+namespace {
+/// An LLVM type keyword that a struct type lists: `half` `bfloat` `float`
+/// `double` `fp128` `ptr` `i1` .. `i<digits>`.
+bool llvm_list_type(std::string_view t) {
+  if (t.size() >= 2 && t[0] == 'i') {
+    for (size_t k = 1; k < t.size(); ++k) {
+      if (t[k] < '0' || t[k] > '9') return false;
+    }
+    return true;
+  }
+  return t == "float" || t == "half" || t == "bfloat" || t == "double" || t == "ptr" ||
+         t == "fp128";
+}
+}  // namespace
+
+const char* Lexer::type_list_end(const char* start, const char* cur) const {
+  // `start - 2` is in the buffer: a name not at a line's start follows a
+  // token, and `start[-1] == ' '` comes first.
+  if (start - begin_ < 2 || start[-1] != ' ' || start[-2] != '{') return cur;
+  const size_t n = static_cast<size_t>(cur - start);
+  if (!llvm_list_type(std::string_view(start, n))) return cur;
+  // The run after the first name is `, T` repeated: text periodic with
+  // period u = n + 2. Its first unit is checked byte by byte (the compare
+  // stops at the first byte that differs, so never past the NUL sentinel);
+  // after it the run goes on while a byte equals the one u before (8 at a
+  // time while they are in the buffer, whose end_ is readable).
+  const size_t u = n + 2;
+  if (cur[0] != ',' || cur[1] != ' ') return cur;
+  for (size_t k = 0; k < n; ++k) {
+    if (cur[2 + k] != start[k]) return cur;
+  }
+  const char* q = cur + u;
+  while (end_ - q >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, q, 8);
+    std::memcpy(&b, q - u, 8);
+    if (a != b) break;
+    q += 8;
+  }
+  while (*q == q[-static_cast<ptrdiff_t>(u)] && q < end_) ++q;
+  // Whole units only, and the last one's name must end there (`float,
+  // floaty` stops before `, floaty`).
+  const char* e = cur + (static_cast<size_t>(q - cur) / u) * u;
+  if (is(*e, kIdChar)) e -= u;
+  return e;
 }
 
 bool Lexer::next_line(Token* __restrict out, size_t cap, size_t* count, Token* end) {

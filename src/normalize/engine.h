@@ -37,6 +37,11 @@ namespace ksnap::norm::detail {
 
 inline constexpr uint32_t kNone = 0xFFFFFFFFu;
 
+/// Whether LLVM IR is lexed with Lexer::fold_type_lists() (on). For tests
+/// and fuzzing only: the normalized result must be the same either way.
+void set_fold_type_lists(bool on);
+bool fold_type_lists();
+
 /// Fixed masks (the class part of a renamed symbol in Line::shape).
 inline constexpr std::string_view kValueMask = "%_";
 inline constexpr std::string_view kBlockMask = "^";
@@ -210,6 +215,27 @@ class Engine {
     char* w = separate();
     copy_small(w, s.data(), s.size());
     w_ = w + s.size();
+  }
+  /// Appends a kTypeList token's text `T, T, ..., T` as its tokens would
+  /// be: "T , T , ... , T" (the lexer made it only for LLVM type names).
+  void text_list(std::string_view run) {
+    const size_t n = run.find(',');
+    char* w = separate();
+    copy_small(w, run.data(), n);
+    w += n;
+    // " , T" per further element (the source's ", T" with a space before):
+    // one written, then the written ones copied after themselves.
+    char* unit = w;
+    const size_t u = n + 3;
+    const size_t total = (run.size() - n) / (n + 2) * u;
+    *w = ' ';
+    std::memcpy(w + 1, run.data() + n, n + 2);
+    for (size_t done = u; done < total;) {
+      size_t c = std::min(done, total - done);
+      std::memcpy(unit + done, unit, c);
+      done += c;
+    }
+    w_ = unit + total;
   }
   /// Appends `mask` + `suffix` for an occurrence of `sym` spelled `name`.
   void symbol(uint32_t sym, std::string_view name, bool is_def, std::string_view suffix = {}) {

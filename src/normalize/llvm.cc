@@ -242,6 +242,9 @@ void LlvmHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results, boo
       continue;
     }
     switch (t.kind) {
+      case TokenKind::kTypeList:  // `float, float, ...`: type names and commas, as they are
+        e.text_list(t.text);
+        continue;
       case TokenKind::kComment:
         e.comment(t, o.drop_comments);
         continue;

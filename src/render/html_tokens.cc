@@ -94,6 +94,8 @@ TokenClass token_class(ir::TokenKind kind, std::string_view text, bool first_wor
       return TokenClass::kComment;
     case TokenKind::kError:
       return text.substr(0, 2) == "/*" ? TokenClass::kComment : TokenClass::kError;
+    case TokenKind::kTypeList:
+      return TokenClass::kType;
     case TokenKind::kPunct:
     case TokenKind::kNewline:
     case TokenKind::kEof:

@@ -286,5 +286,114 @@ TEST(LexerTest, StageNamesMapToDialects) {
   EXPECT_STREQ(dialect_name(Dialect::kAmdgcn), "amdgcn");
 }
 
+// ---- fold_type_lists(): `{ T, T, ... }` as one token (LLVM IR) ----
+
+std::vector<std::string> lex_folded(const std::string& text, bool by_line) {
+  std::string buf = text;
+  Lexer lx(buf.c_str(), buf.size(), Dialect::kLlvm);
+  lx.check_brackets(true);
+  lx.fold_type_lists();
+  std::vector<std::string> out;
+  auto name = [](const Token& t) {
+    if (t.kind == TokenKind::kNewline) return std::string("nl");
+    return std::string(token_kind_name(t.kind)) + ":" + std::string(t.text);
+  };
+  if (!by_line) {
+    for (Token t = lx.next(); t.kind != TokenKind::kEof; t = lx.next()) out.push_back(name(t));
+    return out;
+  }
+  Token toks[2];  // smaller than most lines: next_line must resume
+  while (true) {
+    size_t n = 0;
+    Token end;
+    bool done = lx.next_line(toks, 2, &n, &end);
+    for (size_t i = 0; i < n; ++i) out.push_back(name(toks[i]));
+    if (!done) continue;
+    if (end.kind == TokenKind::kEof) break;
+    out.push_back(name(end));
+  }
+  return out;
+}
+
+struct FoldCase {
+  const char* name;
+  const char* text;
+  std::vector<std::string> want;
+};
+
+class TypeListTest : public ::testing::TestWithParam<FoldCase> {};
+
+TEST_P(TypeListTest, FoldsOnlyARunOfOneTypeAfterABrace) {
+  const FoldCase& c = GetParam();
+  EXPECT_EQ(lex_folded(c.text, false), c.want);
+  EXPECT_EQ(lex_folded(c.text, true), c.want);  // next_line gives next()'s tokens
+}
+
+const FoldCase kFoldCases[] = {
+    {"two", "%1 = extractvalue { float, float } %0, 1",
+     {"value-id:%1", "punct:=", "bare-id:extractvalue", "punct:{", "type-list:float, float",
+      "punct:}", "value-id:%0", "punct:,", "integer:1"}},
+    // 12 elements: the 8-byte compares run, then the byte loop ends it.
+    {"long", "{ i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32 }",
+     {"punct:{", "type-list:i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32",
+      "punct:}"}},
+    // A run of one type, then others (Triton's `{ float x 128, ptr
+    // addrspace(3), i32, i32 }`): only the run is folded.
+    {"mixed_tail", "{ float, float, ptr addrspace(3), i32, i32 }",
+     {"punct:{", "type-list:float, float", "punct:,", "bare-id:ptr", "bare-id:addrspace",
+      "punct:(", "integer:3", "punct:)", "punct:,", "bare-id:i32", "punct:,", "bare-id:i32",
+      "punct:}"}},
+    {"one_element", "{ float }", {"punct:{", "bare-id:float", "punct:}"}},
+    {"two_types", "{ float, i32 }",
+     {"punct:{", "bare-id:float", "punct:,", "bare-id:i32", "punct:}"}},
+    // A longer name that starts like the type ends the run before it.
+    {"longer_name", "{ float, float, floaty }",
+     {"punct:{", "type-list:float, float", "punct:,", "bare-id:floaty", "punct:}"}},
+    {"longer_second", "{ float, floaty }",
+     {"punct:{", "bare-id:float", "punct:,", "bare-id:floaty", "punct:}"}},
+    {"dotted_name", "{ float, float.x }",
+     {"punct:{", "bare-id:float", "punct:,", "bare-id:float.x", "punct:}"}},
+    // Not LLVM type keywords: names stay names (a handler looks for
+    // `asm`, `label`, `global` ... by token).
+    {"not_a_type", "{ asm, asm }",
+     {"punct:{", "bare-id:asm", "punct:,", "bare-id:asm", "punct:}"}},
+    {"bare_i", "{ i, i }", {"punct:{", "bare-id:i", "punct:,", "bare-id:i", "punct:}"}},
+    {"value_elements", "{ float 1.0, float 2.0 }",
+     {"punct:{", "bare-id:float", "float:1.0", "punct:,", "bare-id:float", "float:2.0",
+      "punct:}"}},
+    // Only right after `{ `: not after `(`, not after two spaces.
+    {"in_parens", "call void @f(float, float)",
+     {"bare-id:call", "bare-id:void", "symbol-ref:@f", "punct:(", "bare-id:float", "punct:,",
+      "bare-id:float", "punct:)"}},
+    {"two_spaces", "{  float, float }",
+     {"punct:{", "bare-id:float", "punct:,", "bare-id:float", "punct:}"}},
+    {"no_space_after_comma", "{ float,float }",
+     {"punct:{", "bare-id:float", "punct:,", "bare-id:float", "punct:}"}},
+    {"lines", "{ half, half }\n{ bfloat, bfloat, bfloat }",
+     {"punct:{", "type-list:half, half", "punct:}", "nl", "punct:{",
+      "type-list:bfloat, bfloat, bfloat", "punct:}"}},
+};
+
+INSTANTIATE_TEST_SUITE_P(All, TypeListTest, ::testing::ValuesIn(kFoldCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(LexerTest, TypeListAtTheEndOfTheBufferStopsAtTheSentinel) {
+  // Truncated inside the run: the run is the whole units before the end,
+  // then the unclosed `{` is an error, and nothing reads past the NUL.
+  for (std::string text : {"{ float, float", "{ float, float, flo", "{ i8, i8, i8, i8, i8, i8, i8",
+                           "{ float, float,", "{ float, float, "}) {
+    auto toks = lex_folded(text, false);
+    ASSERT_GE(toks.size(), 2u) << text;
+    EXPECT_EQ(toks[1].rfind("type-list:", 0), 0u) << text;
+    EXPECT_EQ(toks.back(), "error:") << text;
+  }
+}
+
+TEST(LexerTest, TypeListsAreOffUnlessAsked) {
+  EXPECT_EQ(lex_all("{ float, float }", Dialect::kLlvm),
+            (std::vector<std::string>{"punct:{", "bare-id:float", "punct:,", "bare-id:float",
+                                      "punct:}"}));
+}
+
 }  // namespace
 }  // namespace ksnap::ir

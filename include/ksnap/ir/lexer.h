@@ -58,6 +58,8 @@ enum class TokenKind : uint8_t {
   kComment,     ///< `// ...` (MLIR, PTX, AMDGCN) or `; ...` (LLVM, AMDGCN, SPIR-V) to end of
                 ///< line, without '\n'; PTX/AMDGCN `/* ... */` (may span lines).
   kPunct,       ///< One punctuation char or `->`, `::`, `...`, `<=`, `>=`.
+  kTypeList,    ///< Only with Lexer::fold_type_lists(): `float, float, float` (one LLVM
+                ///< type name, at least twice, after `{ `) as one token; see there.
   kError,       ///< Malformed input; see Lexer::error().
 };
 
@@ -111,6 +113,15 @@ class Lexer {
     brackets_on_ = true;
     angles_ = angles;
   }
+  /// LLVM IR only: a run of one type name repeated with `, ` between
+  /// (at least twice) right after `{ ` is one kTypeList token instead of
+  /// its names and commas. Triton's LLVM IR spells a tensor's registers as
+  /// such a struct (`{ float, float, ... }`, 64 or 128 times) on every
+  /// extractvalue / insertvalue / asm call: about half of its bytes. The
+  /// names are LLVM's own type keywords (`half` `bfloat` `float` `double`
+  /// `fp128` `ptr` `iN`), so a consumer that treats them as plain text can
+  /// treat the run the same way (Engine::text_list). Off by default.
+  void fold_type_lists() { fold_lists_ = true; }
   /// `{` nesting after the tokens read so far (with check_brackets).
   uint32_t brace_depth() const { return brace_depth_; }
   /// Newlines consumed inside tokens so far (multi-line `/* */` comments),
@@ -161,6 +172,9 @@ class Lexer {
   /// At a line's start in LLVM IR: when the name from the char before cur_
   /// on ends in ':' it is a label (cur_ moves past the ':'); else nothing moves.
   bool llvm_label(const char*& cur);
+  /// With fold_lists_: `name` [start, cur) is followed by `, name, ...`
+  /// and preceded by `{ `: the end of the run; else `cur`.
+  const char* type_list_end(const char* start, const char* cur) const;
 
   const char* begin_;
   const char* cur_;
@@ -169,6 +183,7 @@ class Lexer {
   bool at_line_start_ = true;  ///< No token yet on this line (label definitions).
   bool brackets_on_ = false;
   bool angles_ = false;
+  bool fold_lists_ = false;
   struct Open {
     char c;
     uint32_t off;
