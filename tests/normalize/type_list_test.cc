@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -135,6 +136,8 @@ TEST(TypeListTest, RealLlvmIrNormalizesTheSameWithAndWithout) {
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
+  std::printf("%zu LLVM IR files, %zu with type lists (%zu lists)\n", files.size(), folded_files,
+              lists);
   EXPECT_GE(folded_files, 10u) << "the files hold Triton's `{ float, float, ... }` types";
   EXPECT_GE(lists, 1000u);
 }
