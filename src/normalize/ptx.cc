@@ -64,14 +64,23 @@ bool is_debug_label(std::string_view name) {
 
 /// Instructions whose first operand is not a destination.
 bool no_destination(std::string_view op) {
-  static constexpr std::string_view kOps[] = {"st", "red", "bra", "ret", "bar", "barrier",
-                                              "membar", "fence", "prefetch", "trap", "exit",
-                                              "call", "cp", "mbarrier", "wgmma", "tcgen05"};
-  std::string_view head = op.substr(0, op.find('.'));
-  for (std::string_view k : kOps) {
-    if (head == k) return true;
+  size_t n = 0;
+  while (n < op.size() && op[n] != '.') ++n;  // the opcode's head (`st` of `st.global.v4.b32`)
+  std::string_view head = op.substr(0, n);
+  // By first letter: a compare or two per instruction line, not sixteen.
+  switch (head.empty() ? '\0' : head[0]) {
+    case 'b': return head == "bra" || head == "bar" || head == "barrier";
+    case 'c': return head == "call" || head == "cp";
+    case 'e': return head == "exit";
+    case 'f': return head == "fence";
+    case 'm': return head == "membar" || head == "mbarrier";
+    case 'p': return head == "prefetch";
+    case 'r': return head == "red" || head == "ret";
+    case 's': return head == "st";
+    case 't': return head == "trap" || head == "tcgen05";
+    case 'w': return head == "wgmma";
+    default: return false;
   }
-  return false;
 }
 
 /// Mask of a register declared without the `%` naming convention, by its
