@@ -20,14 +20,16 @@
 // commands, and diff/normalize ratios. A run over --timeout-s (300) is
 // killed and reported as such; an N whose diff would need more memory than
 // the machine has available (estimated from the last N's peak RSS per input
-// byte, against MemAvailable) is skipped and said so. The diff's output is
+// byte, against MemAvailable, or against --mem-gib where the machine grows
+// its memory as it is used: a VM whose MemTotal starts small) is skipped and
+// said so. The diff's output is
 // kept in WORK/diff_<N>.txt with its size and XXH3 hash, to compare two
 // builds' outputs byte for byte; --keep keeps the last N's files too (to
 // profile them).
 //
 // Usage: two_file_diff_bench [--ksnap PATH] [--n 10000,30000,...]
 //          [--timeout-s 300] [--max-function-bytes 2048] [--max-instructions 0]
-//          [--perturb-every 100] [--keep]
+//          [--perturb-every 100] [--keep] [--mem-gib G]
 //          [--work /tmp/ksnap_bench_two_file] [--corpus DIR]
 #include <fcntl.h>
 #include <signal.h>
@@ -267,6 +269,7 @@ int main(int argc, char** argv) {
   std::vector<size_t> ns = {10000, 30000, 100000, 300000, 1000000};
   double timeout_s = 300;
   bool keep = false;
+  double mem_gib = 0;  // 0: MemAvailable
   size_t max_fn = 2048, every = 100, max_instructions = 0;
   for (int i = 1; i < argc; i += 2) {
     std::string k = argv[i];
@@ -288,6 +291,8 @@ int main(int argc, char** argv) {
       work = v;
     else if (k == "--timeout-s")
       timeout_s = std::stod(v);
+    else if (k == "--mem-gib")
+      mem_gib = std::stod(v);
     else if (k == "--max-function-bytes")
       max_fn = std::stoul(v);
     else if (k == "--max-instructions")
@@ -330,7 +335,7 @@ int main(int argc, char** argv) {
       fn_bytes += f.before_name.size() + f.after_name.size() + 8;
     fn_bytes /= static_cast<double>(pool.functions.size());
     double need = rss_per_byte * fn_bytes * static_cast<double>(n);
-    uint64_t avail = mem_available();
+    uint64_t avail = mem_gib > 0 ? static_cast<uint64_t>(mem_gib * (1u << 30)) : mem_available();
     if (rss_per_byte > 0 && avail && need > 0.8 * static_cast<double>(avail)) {
       std::printf("%9zu   skipped: the diff would need about %.1f GiB, %.1f GiB available\n", n,
                   need / (1u << 30), static_cast<double>(avail) / (1u << 30));

@@ -51,7 +51,7 @@ Respelled HeadSpeller::renamed(const Line& l) const {
     if (s.offset < pos || s.offset + s.length > l.display.size()) continue;
     append_unnamed(l.display, pos, s.offset, &r);
     std::string_view occ(l.display.data() + s.offset, s.length);
-    const std::string& own = head_.symbols[s.id].name;
+    std::string_view own = head_.symbols[s.id].name;
     int32_t b = map_[s.id];
     std::string spelled(occ);
     if (b >= 0)
@@ -67,14 +67,14 @@ Respelled HeadSpeller::renamed(const Line& l) const {
   append_unnamed(l.display, pos, l.display.size(), &r);
   return r;
 }
-bool HeadSpeller::claimed_as_any(const std::string& own) const {
+bool HeadSpeller::claimed_as_any(std::string_view own) const {
   if (claimed_.claimed(own)) return true;
   if (own.empty()) return false;
-  if (own[0] == '%') return claimed_.claimed(std::string_view(own).substr(1));
-  return own[0] != '@' && claimed_.claimed("%" + own);
+  if (own[0] == '%') return claimed_.claimed(own.substr(1));
+  return own[0] != '@' && claimed_.claimed("%" + std::string(own));
 }
 
-void HeadSpeller::append_unnamed(const std::string& text, size_t from, size_t to,
+void HeadSpeller::append_unnamed(std::string_view text, size_t from, size_t to,
                                  Respelled* r) const {
   auto name_char = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -85,7 +85,7 @@ void HeadSpeller::append_unnamed(const std::string& text, size_t from, size_t to
     char c = text[i];
     if (c == '"') {  // a string: `asm "mov.u32 %0, ..."` names nothing
       size_t q = text.find('"', i + 1);
-      i = q == std::string::npos || q >= to ? to : q;
+      i = q == std::string_view::npos || q >= to ? to : q;
       continue;
     }
     if ((c != '%' && c != '@') || (i > 0 && name_char(text[i - 1])) || claimed_.unit_none())
@@ -93,7 +93,7 @@ void HeadSpeller::append_unnamed(const std::string& text, size_t from, size_t to
     size_t j = i + 1;
     if (j < to && text[j] == '"') {
       size_t q = text.find('"', j + 1);
-      j = q == std::string::npos || q >= to ? to : q + 1;
+      j = q == std::string_view::npos || q >= to ? to : q + 1;
     } else {
       while (j < to && name_char(text[j])) ++j;
     }

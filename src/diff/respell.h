@@ -76,11 +76,11 @@ class HeadSpeller {
   /// by: values and blocks share one namespace, and a block named `21` is
   /// used as `%21`, so HEAD's block 21 beside a value shown as BASE's `%21`
   /// must read `h_21:` / `%h_21` (issue 19: `+ %21 = shl`, `+ br label %21`).
-  bool claimed_as_any(const std::string& own) const;
+  bool claimed_as_any(std::string_view own) const;
 
   /// Appends [from, to) of `text` (no symbol in it) to `r`, marking each
   /// `%name` / `@name` outside strings that a symbol of this unit is shown as.
-  void append_unnamed(const std::string& text, size_t from, size_t to, Respelled* r) const;
+  void append_unnamed(std::string_view text, size_t from, size_t to, Respelled* r) const;
 
   const norm::Module& base_;
   const norm::Module& head_;

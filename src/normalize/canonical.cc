@@ -114,8 +114,8 @@ std::map<std::string, int64_t> count_lines(const Module& m, Field field) {
   std::map<std::string, int64_t> counts;
   for (const Unit& u : m.units) {
     for (const Line& l : u.lines) {
-      const std::string& key = l.*field;
-      if (!key.empty()) ++counts[key];
+      std::string_view key = l.*field;
+      if (!key.empty()) ++counts[std::string(key)];
     }
   }
   return counts;

@@ -376,7 +376,11 @@ class Engine {
   /// Appends a unit's canonical text; with `sink`, feeds it whatever is
   /// buffered past 64 KiB.
   void append_unit(std::string& out, uint32_t unit, Hasher* sink = nullptr) const;
-  std::string display_of(const LineRec& l, std::vector<uint32_t>* occ_disp) const;
+  /// Writes the line's display text to `out` and each occurrence's offset in
+  /// it to `occ_disp`; `op_disp` / `callee_disp` get where the op and callee
+  /// are in it, kNone when they are not there verbatim.
+  void display_of(const LineRec& l, std::string* out, std::vector<uint32_t>* occ_disp,
+                  uint32_t* op_disp, uint32_t* callee_disp) const;
 
   std::unique_ptr<Scratch> owned_;  ///< Only when the thread's scratch is busy.
   Scratch* scratch_;

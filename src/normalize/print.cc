@@ -78,14 +78,23 @@ std::string Engine::canonical() const {
   return out;
 }
 
-std::string Engine::display_of(const LineRec& l, std::vector<uint32_t>* occ_disp) const {
-  std::string out;
+void Engine::display_of(const LineRec& l, std::string* out_p, std::vector<uint32_t>* occ_disp,
+                        uint32_t* op_disp, uint32_t* callee_disp) const {
+  std::string& out = *out_p;
+  out.clear();
   uint32_t k = l.occ_begin;
+  // Where the op and the callee land, when they lie in a copied part (kNone:
+  // not there; the caller then copies them on their own).
+  *op_disp = *callee_disp = kNone;
   auto copy = [&](uint32_t from, uint32_t to) {
     for (; k < l.occ_end && occs_[k].src_off < to; ++k) {
       uint32_t o = occs_[k].src_off;
       occ_disp->push_back(static_cast<uint32_t>(out.size() + (o >= from ? o - from : 0)));
     }
+    if (l.op_len && l.op_off >= from && l.op_off + l.op_len <= to)
+      *op_disp = static_cast<uint32_t>(out.size() + (l.op_off - from));
+    if (l.callee_len && l.callee_off >= from && l.callee_off + l.callee_len <= to)
+      *callee_disp = static_cast<uint32_t>(out.size() + (l.callee_off - from));
     out.append(base_ + from, to - from);
   };
   uint32_t pos = l.src_begin;
@@ -108,8 +117,9 @@ std::string Engine::display_of(const LineRec& l, std::vector<uint32_t>* occ_disp
   if (lead) {
     out.erase(0, lead);
     for (uint32_t& o : *occ_disp) o = o >= lead ? static_cast<uint32_t>(o - lead) : 0;
+    for (uint32_t* o : {op_disp, callee_disp})
+      if (*o != kNone) *o = *o >= lead ? static_cast<uint32_t>(*o - lead) : kNone;
   }
-  return out;
 }
 
 Module Engine::build_module() const {
@@ -123,62 +133,94 @@ Module Engine::build_module() const {
                  (fallback_symbols_ == 1 ? " global symbol" : " global symbols") +
                  " named by spelling, not by definition (" + fallback_why_ + "; first: " +
                  fallback_first_ + "): renaming one shows as a change";
-  m.units.resize(units_.size());
+  // Exact room first, so that nothing grows: the texts are at most the kept
+  // lines' source, shape, op and callee bytes plus the names; the references
+  // one per occurrence. (The module's views depend on `refs` never moving.)
+  size_t text_bytes = 0, ref_count = 0;
+  for (uint32_t u = 0; u < units_.size(); ++u)
+    for (uint32_t i : unit_lines_[u]) {
+      const LineRec& l = lines_[i];
+      text_bytes += size_t{l.src_end - l.src_begin} + (l.shape_end - l.shape_begin) + l.op_len +
+                    l.callee_len;
+      ref_count += l.occ_end - l.occ_begin;
+    }
   std::vector<uint32_t> sym_ids(syms_.size(), kNone);
-  m.symbols.reserve(syms_.size());  // at most one each; reserved, not written
+  size_t name_bytes = 0, sym_count = 0;
+  for (uint32_t u = 0; u < units_.size(); ++u)
+    for (uint32_t i : unit_lines_[u])
+      for (uint32_t k = lines_[i].occ_begin; k < lines_[i].occ_end; ++k) {
+        uint32_t& id = sym_ids[occs_[k].sym];
+        if (id != kNone) continue;
+        id = static_cast<uint32_t>(sym_count++);
+        name_bytes += syms_[occs_[k].sym].name.size();
+      }
+  m.text.reserve(text_bytes + name_bytes);
+  m.refs.reserve(ref_count);
+  advise_huge_pages(m.refs.data(), m.refs.capacity() * sizeof(SymbolRef));
+  m.symbols.resize(sym_count);
   advise_huge_pages(m.symbols.data(), m.symbols.capacity() * sizeof(Symbol));
+  for (uint32_t s = 0; s < syms_.size(); ++s) {
+    if (sym_ids[s] == kNone) continue;
+    const SymRec& r = syms_[s];
+    Symbol& sym = m.symbols[sym_ids[s]];
+    sym.name = m.text.add(r.name);
+    sym.cls = r.cls;
+    sym.unit = r.unit == kNone ? -1 : static_cast<int32_t>(r.unit);
+    sym.canonical = r.canonical;
+  }
+  m.units.resize(units_.size());
   std::vector<uint32_t> disp;
-  std::string all;
-  all.reserve(text_.size());  // about the input's size (names masked, debug info dropped)
-  advise_huge_pages(all.data(), all.capacity());
+  std::string display, text;
+  Hasher all;  // the module hash: of every unit's text, in order
   for (uint32_t u = 0; u < units_.size(); ++u) {
     Unit& unit = m.units[u];
     unit.name = std::string(units_[u].name);
-    unit.lines.reserve(unit_lines_[u].size());
+    unit.lines.resize(unit_lines_[u].size());
+    size_t n = 0;
     for (uint32_t i : unit_lines_[u]) {
       const LineRec& l = lines_[i];
-      Line line;
+      Line& line = unit.lines[n++];
       line.line_no = l.line_no;
       line.depth = l.depth;
       line.py_line = l.py_line;
       line.order_free = l.order_free;
-      line.op.assign(base_ + l.op_off, l.op_len);
-      line.callee.assign(base_ + l.callee_off, l.callee_len);
-      line.shape.assign(shape_.data() + l.shape_begin, l.shape_end - l.shape_begin);
+      line.shape = m.text.add(std::string_view(shape_.data() + l.shape_begin,
+                                               l.shape_end - l.shape_begin));
       disp.clear();
-      line.display = display_of(l, &disp);
-      line.symbols.reserve(l.occ_end - l.occ_begin);
+      uint32_t op_at, callee_at;
+      display_of(l, &display, &disp, &op_at, &callee_at);
+      line.display = m.text.add(display);
+      // The op and callee are mostly words of the display: viewed there
+      // (checked), else copied.
+      auto word = [&](uint32_t at, uint32_t off, uint32_t len) {
+        const std::string_view src(base_ + off, len);
+        if (at != kNone && at <= line.display.size() && line.display.substr(at, len) == src)
+          return line.display.substr(at, len);
+        return m.text.add(src);
+      };
+      line.op = word(op_at, l.op_off, l.op_len);
+      line.callee = word(callee_at, l.callee_off, l.callee_len);
+      const size_t first_ref = m.refs.size();
       for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
         const Occ& o = occs_[k];
-        uint32_t& id = sym_ids[o.sym];
-        if (id == kNone) {
-          const SymRec& s = syms_[o.sym];
-          id = static_cast<uint32_t>(m.symbols.size());
-          Symbol sym;
-          sym.name = std::string(s.name);
-          sym.cls = s.cls;
-          sym.unit = s.unit == kNone ? -1 : static_cast<int32_t>(s.unit);
-          sym.canonical = s.canonical;
-          m.symbols.push_back(std::move(sym));
-        }
         SymbolRef r;
-        r.id = id;
+        r.id = sym_ids[o.sym];
         r.offset = disp[k - l.occ_begin];
         r.length = std::min<uint32_t>(o.src_len, static_cast<uint32_t>(line.display.size()) -
                                                      std::min<uint32_t>(r.offset, line.display.size()));
         r.is_def = o.is_def;
         r.shape_offset = o.shape_off - l.shape_begin;
         r.shape_length = o.mask_len;
-        line.symbols.push_back(r);
+        m.refs.push_back(r);
       }
-      unit.lines.push_back(std::move(line));
+      line.symbols = std::span<const SymbolRef>(m.refs.data() + first_ref, m.refs.size() - first_ref);
     }
-    std::string text;
+    text.clear();
     append_unit(text, u);
     unit.hash = hash64(text);
-    all += text;
+    all.update(text);
   }
-  m.hash = hash64(all);
+  m.hash = all.digest();
   return m;
 }
 

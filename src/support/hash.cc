@@ -1,5 +1,6 @@
 #include "ksnap/support/hash.h"
 
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t's definition, to hold it inline
 #include <xxhash.h>
 
 #include <cstdio>
@@ -10,17 +11,26 @@ uint64_t hash64(std::string_view data, uint64_t seed) {
   return XXH3_64bits_withSeed(data.data(), data.size(), seed);
 }
 
-Hasher::Hasher() : state_(XXH3_createState()) {
-  XXH3_64bits_reset(static_cast<XXH3_state_t*>(state_));
+static_assert(sizeof(XXH3_state_t) <= Hasher::kStateBytes, "Hasher::kStateBytes too small");
+static_assert(alignof(XXH3_state_t) <= 64, "Hasher's state alignment too small");
+
+namespace {
+XXH3_state_t* state(unsigned char* p) { return reinterpret_cast<XXH3_state_t*>(p); }
+const XXH3_state_t* state(const unsigned char* p) {
+  return reinterpret_cast<const XXH3_state_t*>(p);
 }
-Hasher::~Hasher() { XXH3_freeState(static_cast<XXH3_state_t*>(state_)); }
+}  // namespace
+
+Hasher::Hasher() {
+  XXH3_INITSTATE(state(state_));  // required of a state not made by XXH3_createState
+  XXH3_64bits_reset(state(state_));
+}
+Hasher::~Hasher() = default;
 void Hasher::update(std::string_view data) {
-  XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), data.data(), data.size());
+  XXH3_64bits_update(state(state_), data.data(), data.size());
 }
-void Hasher::update_u64(uint64_t v) {
-  XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), &v, sizeof v);
-}
-uint64_t Hasher::digest() const { return XXH3_64bits_digest(static_cast<XXH3_state_t*>(state_)); }
+void Hasher::update_u64(uint64_t v) { XXH3_64bits_update(state(state_), &v, sizeof v); }
+uint64_t Hasher::digest() const { return XXH3_64bits_digest(state(state_)); }
 
 std::string hash128_hex(std::string_view data) {
   XXH128_hash_t h = XXH3_128bits(data.data(), data.size());

@@ -36,9 +36,9 @@ Rescan rescan(const Module& base, const Module& head, const std::vector<int32_t>
   for (uint32_t h = 0; h < map.size(); ++h) {
     int32_t b = map[h];
     if (b < 0) continue;
-    r.all.insert(base.symbols[b].name);
+    r.all.emplace(base.symbols[b].name);
     int32_t u = head.symbols[h].unit;
-    if (u < 0 || u == head_unit) r.unit.insert(base.symbols[b].name);
+    if (u < 0 || u == head_unit) r.unit.emplace(base.symbols[b].name);
   }
   return r;
 }
@@ -94,8 +94,8 @@ std::vector<std::string> all_names(const Module& base, const Module& head) {
   std::unordered_set<std::string> names;
   for (const Module* m : {&base, &head})
     for (const norm::Symbol& s : m->symbols) {
-      names.insert(s.name);
-      if (!s.name.empty()) names.insert(s.name.substr(1));
+      names.emplace(s.name);
+      if (!s.name.empty()) names.emplace(s.name.substr(1));
     }
   return {names.begin(), names.end()};
 }

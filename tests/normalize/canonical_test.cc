@@ -39,19 +39,25 @@ TEST(CanonicalTest, TextFromAHandBuiltModule) {
   Module m;
   m.symbols = {Symbol{"%x", SymbolClass::kValue, 1, 0}, Symbol{"%y", SymbolClass::kValue, 1, 1},
                Symbol{"#b", SymbolClass::kAlias, -1, 0x2}, Symbol{"#c", SymbolClass::kAlias, -1, 0x1}};
+  // Hand-built lines view references that outlive them (m.refs here, as a
+  // Module from normalize() does). SymbolRef: id, offset, length,
+  // shape_offset, shape_length, is_def.
+  m.refs = {SymbolRef{2, 0, 2, 0, 2, true}, SymbolRef{3, 0, 2, 0, 2, true},
+            SymbolRef{1, 0, 2, 0, 2, true}, SymbolRef{0, 0, 2, 8, 2, false},
+            SymbolRef{2, 0, 2, 13, 2, false}};
+  const std::span<const SymbolRef> refs(m.refs);
   Unit u0;
   Line d1;
   d1.shape = "#b = #ttg.x";
-  d1.symbols = {SymbolRef{2, 0, 2, true, 0, 2}};
+  d1.symbols = refs.subspan(0, 1);
   d1.order_free = true;
   Line d2 = d1;
-  d2.symbols[0].id = 3;
+  d2.symbols = refs.subspan(1, 1);
   u0.lines = {d1, d2};
   Unit u1;
   Line l;
   l.shape = "%_ = op %_ : #b";
-  l.symbols = {SymbolRef{1, 0, 2, true, 0, 2}, SymbolRef{0, 0, 2, false, 8, 2},
-               SymbolRef{2, 0, 2, false, 13, 2}};
+  l.symbols = refs.subspan(2, 3);
   l.op = "op";
   u1.lines = {l, l};
   m.units = {u0, u1};

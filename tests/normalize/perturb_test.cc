@@ -323,7 +323,7 @@ std::vector<std::string> ordered_shapes(const Module& m) {
   std::vector<std::string> out;
   for (const Unit& u : m.units) {
     std::vector<std::string> free;
-    for (const Line& l : u.lines) (l.order_free ? free : out).push_back(l.shape);
+    for (const Line& l : u.lines) (l.order_free ? free : out).emplace_back(l.shape);
     std::sort(free.begin(), free.end());
     out.insert(out.end(), free.begin(), free.end());
   }

@@ -40,19 +40,22 @@ inline std::vector<const Line*> all_lines(const Module& m) {
 
 inline std::vector<std::string> shapes(const Module& m) {
   std::vector<std::string> out;
-  for (const Line* l : all_lines(m)) out.push_back(l->shape);
+  for (const Line* l : all_lines(m)) out.emplace_back(l->shape);
   return out;
 }
 
 inline std::string joined_shapes(const Module& m) {
   std::string out;
-  for (const Line* l : all_lines(m)) out += l->shape + "\n";
+  for (const Line* l : all_lines(m)) {
+    out += l->shape;
+    out += "\n";
+  }
   return out;
 }
 
 inline std::vector<std::string> displays(const Module& m) {
   std::vector<std::string> out;
-  for (const Line* l : all_lines(m)) out.push_back(l->display);
+  for (const Line* l : all_lines(m)) out.emplace_back(l->display);
   return out;
 }
 
@@ -68,8 +71,9 @@ inline const Line* find_line(const Module& m, const std::string& needle) {
 inline std::vector<std::string> symbol_texts(const Line& l) {
   std::vector<std::string> out;
   for (const SymbolRef& r : l.symbols) {
-    out.push_back(l.display.substr(r.offset, r.length) + "=" +
-                  l.shape.substr(r.shape_offset, r.shape_length) + (r.is_def ? "!" : ""));
+    out.push_back(std::string(l.display.substr(r.offset, r.length)) + "=" +
+                  std::string(l.shape.substr(r.shape_offset, r.shape_length)) +
+                  (r.is_def ? "!" : ""));
   }
   return out;
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace ksnap {
 namespace {
 
@@ -11,6 +13,35 @@ TEST(HashTest, IncrementalEqualsOneShot) {
   h.update("world");
   EXPECT_EQ(h.digest(), hash64("hello world"));
   EXPECT_NE(hash64("hello world"), hash64("hello worle"));
+}
+
+// The Hasher keeps XXH3's state inline: pieces of every size class (the
+// state's 256-byte buffer, its 1 KiB stripe blocks, many blocks), split at
+// every kind of point, digest to hash64() of the whole; a digest mid-stream
+// changes nothing; several Hashers alive at once keep apart.
+TEST(HashTest, IncrementalEqualsOneShotForEverySplit) {
+  std::string text;
+  for (int i = 0; text.size() < 70000; ++i) text += "%" + std::to_string(i * 7919) + " = add i32 ";
+  for (size_t total : {size_t{0}, size_t{1}, size_t{15}, size_t{240}, size_t{256}, size_t{257},
+                       size_t{1024}, size_t{1025}, size_t{4096}, size_t{65536}, text.size()}) {
+    const std::string_view whole = std::string_view(text).substr(0, total);
+    for (size_t piece : {size_t{1}, size_t{3}, size_t{64}, size_t{255}, size_t{256}, size_t{1000},
+                         size_t{100000}}) {
+      Hasher h, other;
+      other.update("something else");
+      for (size_t at = 0; at < whole.size(); at += piece) {
+        h.update(whole.substr(at, piece));
+        if (at == piece) (void)h.digest();  // mid-stream: no effect on what follows
+      }
+      EXPECT_EQ(h.digest(), hash64(whole)) << total << " bytes in pieces of " << piece;
+      EXPECT_EQ(h.digest(), h.digest());
+      EXPECT_EQ(other.digest(), hash64("something else"));
+    }
+  }
+  Hasher u;
+  u.update_u64(0x0123456789abcdefull);
+  const uint64_t v = 0x0123456789abcdefull;
+  EXPECT_EQ(u.digest(), hash64(std::string_view(reinterpret_cast<const char*>(&v), sizeof v)));
 }
 
 TEST(HashTest, HexForms) {

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "ksnap/ir/lexer.h"
 #include "ksnap/support/file.h"
 #include "ksnap/support/status.h"
+#include "ksnap/support/text_arena.h"
 
 namespace ksnap::norm {
 
@@ -69,41 +71,48 @@ enum class SymbolClass : uint8_t {
   kGlobal,     ///< Module-local global (`@.str.2`, PTX `assertMessage_0`): see rename_globals.
 };
 
-/// One occurrence of a renamable symbol inside Line::display.
+/// One occurrence of a renamable symbol inside Line::display (20 bytes: a
+/// module holds one per name in its text).
 struct SymbolRef {
   uint32_t id = 0;            ///< Index into Module::symbols.
   uint32_t offset = 0;        ///< Byte offset within Line::display.
   uint32_t length = 0;        ///< Byte length within Line::display (the spelled name).
-  bool is_def = false;        ///< This occurrence defines the symbol (result, block arg, label).
   uint32_t shape_offset = 0;  ///< Byte offset of its mask within Line::shape.
-  uint32_t shape_length = 0;  ///< Byte length of the mask ("%_", "%rd", "#blocked", ...).
+  uint16_t shape_length = 0;  ///< Byte length of the mask ("%_", "%rd", "#blocked", ...).
+  bool is_def = false;        ///< This occurrence defines the symbol (result, block arg, label).
 };
 
 /// One significant line of IR (lines that normalize to nothing are skipped).
+///
+/// Its texts and symbol references are views: into the Module that holds
+/// the line (Module::text, Module::refs) when normalize() built it, or into
+/// whatever outlives the line when a caller builds one by hand (string
+/// literals in tests). They stay valid while that owner lives; moving the
+/// Module keeps them valid.
 struct Line {
-  uint32_t line_no = 0;            ///< 1-based line in the file.
-  std::string display;             ///< Original text, dropped parts removed, trimmed.
-  std::string shape;               ///< Canonical text with every symbol masked by its class:
-                                   ///< "%_" values, "%r"/"%rd"/"%p"... PTX registers ("%b32"...
-                                   ///< by declared type when named without `%`), "^" blocks
-                                   ///< and LLVM labels, "$L" PTX labels, ".L" asm labels,
-                                   ///< "#alias"/"!alias" MLIR aliases, "!md" LLVM metadata,
-                                   ///< "#attrs" attribute groups. Tokens are separated by
-                                   ///< single spaces.
-  std::vector<SymbolRef> symbols;  ///< Occurrences in display order (1:1 with the masks in shape).
-  std::string op;                  ///< Op / instruction mnemonic ("tt.load", "getelementptr",
-                                   ///< "ld.global.v2.b32", "scf.for"); empty for none.
-  int32_t py_line = -1;            ///< Python source line this op came from, -1 unknown.
-  uint16_t depth = 0;              ///< Region / brace nesting depth at line start.
-  /// Callee of a call-like op: "llvm.nvvm.read.ptx.sreg.tid.x" for
-  /// `call i32 @llvm.nvvm.read.ptx.sreg.tid.x()`, "asm" for inline asm, the
-  /// symbol of an MLIR `tt.call @f`; empty otherwise. See call_counts().
-  std::string callee;
+  uint32_t line_no = 0;       ///< 1-based line in the file.
+  int32_t py_line = -1;       ///< Python source line this op came from, -1 unknown.
+  uint16_t depth = 0;         ///< Region / brace nesting depth at line start.
   /// A definition whose position carries no meaning (MLIR alias, LLVM `!N`
   /// metadata or `attributes #N` line, with renaming on): canonical_text()
   /// prints these after the unit's other lines, sorted, so that reordering
   /// or renumbering definitions is no change.
   bool order_free = false;
+  std::string_view display;   ///< Original text, dropped parts removed, trimmed.
+  std::string_view shape;     ///< Canonical text with every symbol masked by its class:
+                              ///< "%_" values, "%r"/"%rd"/"%p"... PTX registers ("%b32"...
+                              ///< by declared type when named without `%`), "^" blocks
+                              ///< and LLVM labels, "$L" PTX labels, ".L" asm labels,
+                              ///< "#alias"/"!alias" MLIR aliases, "!md" LLVM metadata,
+                              ///< "#attrs" attribute groups. Tokens are separated by
+                              ///< single spaces.
+  std::span<const SymbolRef> symbols;  ///< Occurrences in display order (1:1 with the masks in shape).
+  std::string_view op;        ///< Op / instruction mnemonic ("tt.load", "getelementptr",
+                              ///< "ld.global.v2.b32", "scf.for"); empty for none.
+  /// Callee of a call-like op: "llvm.nvvm.read.ptx.sreg.tid.x" for
+  /// `call i32 @llvm.nvvm.read.ptx.sreg.tid.x()`, "asm" for inline asm, the
+  /// symbol of an MLIR `tt.call @f`; empty otherwise. See call_counts().
+  std::string_view callee;
 };
 
 /// A function (or the module-level lines, as a unit named "" kept first).
@@ -114,7 +123,7 @@ struct Unit {
 };
 
 struct Symbol {
-  std::string name;  ///< As spelled, e.g. "%offsets_1", "#blocked1", "%r12", "$L__BB0_2".
+  std::string_view name;  ///< As spelled (a view into Module::text), e.g. "%offsets_1", "#blocked1", "%r12", "$L__BB0_2".
   SymbolClass cls = SymbolClass::kValue;
   int32_t unit = -1;  ///< Unit index owning it; -1 = module scope (aliases, metadata).
   /// Canonical id: position-of-first-occurrence within its unit for values and
@@ -128,6 +137,8 @@ struct Symbol {
   uint64_t canonical = 0;
 };
 
+/// A normalized file. Move-only: its lines and symbols view the texts and
+/// references it owns (`text`, `refs`), which a move keeps in place.
 struct Module {
   ir::Dialect dialect = ir::Dialect::kMlir;
   std::string file;         ///< Path it came from (for messages).
@@ -143,6 +154,11 @@ struct Module {
   /// definition (definitions nested over 400 deep; first: @f399): renaming
   /// one shows as a change". The diff shows it as the stage's fallback.
   std::string fallback;
+  /// What the lines and symbols view: every Line's display, shape, op and
+  /// callee, every Symbol's name (one copy each, back to back).
+  TextArena text;
+  /// Every Line's symbol references, the lines' spans back to back.
+  std::vector<SymbolRef> refs;
 };
 
 /// Normalizes `text` (its name() is used only in errors) under `opts`.
