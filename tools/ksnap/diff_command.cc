@@ -340,9 +340,11 @@ int run_normalize(const std::string& path, const std::string& stage_flag, bool s
   if (!buf) return report_error(buf.status());
   auto m = norm::normalize(*buf, d, nf.options());
   if (!m) return report_error(m.status().with_file(path));
+  std::move(*buf).release();  // the module holds what it prints
   if (!m->fallback.empty()) std::cerr << "note: " << path << ": " << m->fallback << "\n";
   if (!shapes) {
-    std::cout << norm::canonical_text(*m);
+    // canonical_text() unit by unit: a big file's text is never held whole.
+    for (const auto& u : m->units) std::cout << norm::canonical_unit_text(*m, u);
     return kExitOk;
   }
   for (const auto& u : m->units)
