@@ -46,8 +46,33 @@ TEST(TextArenaTest, ViewsOutliveGrowthAndMoves) {
     }
     EXPECT_EQ(again.used(), bytes) << c.name;
     EXPECT_GE(again.capacity(), again.used()) << c.name;
-    if (c.reserve >= bytes) EXPECT_EQ(again.capacity(), c.reserve) << c.name << ": one block";
+    if (c.reserve >= bytes) {
+      EXPECT_EQ(again.capacity(), c.reserve) << c.name << ": one block";
+    }
   }
+}
+
+// A moved-from arena is empty and makes blocks of its own: what it adds
+// never lands in the blocks it gave away.
+TEST(TextArenaTest, MovedFromArenaStartsOver) {
+  TextArena a;
+  a.reserve(1000);
+  const std::string_view kept = a.add("kept text");
+  TextArena b = std::move(a);
+  EXPECT_EQ(a.used(), 0u);
+  EXPECT_EQ(a.capacity(), 0u);
+  const std::string_view later = a.add("written after the move");
+  const std::string_view more = b.add("more in the new owner");
+  EXPECT_EQ(kept, "kept text");
+  EXPECT_EQ(later, "written after the move");
+  EXPECT_EQ(more, "more in the new owner");
+  EXPECT_NE(later.data(), more.data());
+  EXPECT_EQ(b.used(), kept.size() + more.size());
+  EXPECT_EQ(b.capacity(), 1000u);
+  TextArena& self = b;
+  b = std::move(self);  // self-move keeps everything
+  EXPECT_EQ(kept, "kept text");
+  EXPECT_EQ(b.capacity(), 1000u);
 }
 
 TEST(TextArenaTest, EmptyTextsTakeNothing) {

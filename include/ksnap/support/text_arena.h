@@ -20,6 +20,7 @@
 #include <cstring>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ksnap {
@@ -27,8 +28,20 @@ namespace ksnap {
 class TextArena {
  public:
   TextArena() = default;
-  TextArena(TextArena&&) noexcept = default;
-  TextArena& operator=(TextArena&&) noexcept = default;
+  /// Takes `o`'s blocks; `o` is left empty (and usable: its next add makes
+  /// a block of its own).
+  TextArena(TextArena&& o) noexcept { *this = std::move(o); }
+  TextArena& operator=(TextArena&& o) noexcept {
+    if (this == &o) return *this;
+    blocks_ = std::move(o.blocks_);
+    o.blocks_.clear();
+    at_ = std::exchange(o.at_, nullptr);
+    left_ = std::exchange(o.left_, 0);
+    block_size_ = std::exchange(o.block_size_, 0);
+    used_ = std::exchange(o.used_, 0);
+    capacity_ = std::exchange(o.capacity_, 0);
+    return *this;
+  }
   TextArena(const TextArena&) = delete;
   TextArena& operator=(const TextArena&) = delete;
 
