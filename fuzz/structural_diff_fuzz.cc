@@ -5,13 +5,19 @@
 // stage: normalize both, then the structural diff. Single-file targets
 // never reach the structural diff with two different modules.
 // Checks: no crash; identical texts are unchanged with no hunks; the
-// added/removed lines in the hunks add up to lines_added/lines_removed.
+// added/removed lines in the hunks add up to lines_added/lines_removed; the
+// structural diff of the two modules gives the same output and symbol map
+// with its equal-unit shortcut as without (StructuralOptions).
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "diff/stage_dump.h"
 #include "fuzz_util.h"
 #include "ksnap/diff/engine.h"
+#include "ksnap/diff/structural.h"
+#include "ksnap/ir/lexer.h"
+#include "ksnap/normalize/normalize.h"
 
 using ksnap::fuzz::check;
 
@@ -51,6 +57,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.normalize.drop_comments = !(off & 16);
   o.normalize.max_line_bytes = 4096;
   const bool same = parts[0] == parts[1];
+  ir::Dialect dialect;
+  if (ir::dialect_for_stage(stage, &dialect)) {
+    auto mb = norm::normalize(TextBuffer("base", parts[0]), dialect, o.normalize);
+    auto mh = norm::normalize(TextBuffer("head", parts[1]), dialect, o.normalize);
+    if (mb && mh) {
+      diff::StageDiff fast, full;
+      std::vector<int32_t> fast_map, full_map;
+      diff::StructuralOptions so;
+      diff::structural_diff(*mb, *mh, so, &fast, &fast_map);
+      so.equal_units_by_position = false;
+      diff::structural_diff(*mb, *mh, so, &full, &full_map);
+      check(fast_map == full_map);
+      check(testing::dump_structural(fast) == testing::dump_structural(full));
+    }
+  }
   auto r = diff::diff_builds(one_variant("base", stage, std::move(parts[0])),
                              one_variant("head", stage, std::move(parts[1])), o);
   if (!r) return 0;  // malformed IR in either file: a located error

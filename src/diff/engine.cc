@@ -261,8 +261,19 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
     if (default_rules && f.normalized_hash) return *f.normalized_hash;
     return norm::normalized_hash(text, d, opts.normalize);
   };
+  // BASE is hashed only; HEAD is scanned once, for its hash and, when that
+  // differs, its module. (Keeping BASE's scan too would hold both scans at
+  // once: more memory at a big pair's peak.)
   auto hbase = hash_of(*t.base, *bb);
-  auto hhead = hash_of(*t.head, *hb);
+  std::optional<Expected<norm::Normalization>> head_scan;
+  Expected<uint64_t> hhead = uint64_t{0};
+  if (default_rules && t.head->normalized_hash) {
+    hhead = *t.head->normalized_hash;
+  } else {
+    head_scan.emplace(norm::Normalization::run(*hb, d, opts.normalize));
+    if (*head_scan) hhead = (*head_scan)->hash();
+    else hhead = head_scan->status();
+  }
   if (!hbase || !hhead) {
     return input_failed(t, hbase.status(), hhead.status(), "not normalized, compared by bytes", sd);
   }
@@ -273,12 +284,15 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
     return;
   }
   sd->status = ChangeStatus::kChanged;
-  // Each side's text goes as soon as its module holds what it needs (the
-  // module copies its lines): a big file's pair peaks one input lower.
+  // HEAD's module first, from its scan; then BASE's (one scan alive at a
+  // time). Each side's text goes as soon as its module holds what it needs
+  // (the module copies its lines): a big file's pair peaks one input lower.
+  Expected<norm::Module> mh = head_scan ? Expected<norm::Module>(std::move(**head_scan).module())
+                                        : norm::normalize(*hb, d, opts.normalize);
+  head_scan.reset();
+  std::move(*hb).release();
   auto mb = norm::normalize(*bb, d, opts.normalize);
   std::move(*bb).release();
-  auto mh = norm::normalize(*hb, d, opts.normalize);
-  std::move(*hb).release();
   if (!mb || !mh) {  // cannot happen when the hashes succeeded; stated if it does
     return input_failed(t, mb.status(), mh.status(), "compared by normalized hash", sd);
   }

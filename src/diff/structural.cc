@@ -78,6 +78,8 @@ class Differ {
     if (!gave_up_.empty() && out_->fallback.empty()) out_->fallback = gave_up_text();
   }
 
+  const std::vector<int32_t>& symbol_map() const { return map_; }
+
  private:
   /// "the line alignment left 1 gap unaligned in `k` (2100 BASE x 2050 HEAD
   /// lines, no line unique to both sides to anchor on within its limits):
@@ -204,17 +206,17 @@ class Differ {
     vote_order_.clear();
   }
 
-  /// Forgets the unit-local assignments made since `mark` (to re-learn them),
-  /// and every duplicate mapping.
-  void unassign_from(size_t mark) {
+  /// Forgets the assignments and duplicate mappings made since `mark` and
+  /// `dup_mark` (this unit's, to re-learn them); earlier units' stay.
+  void unassign_from(size_t mark, size_t dup_mark) {
     for (size_t k = mark; k < assigned_.size(); ++k) {
       uint32_t h = assigned_[k];
       taken_[map_[h]] = false;
       set_map(h, -1);
     }
     assigned_.resize(mark);
-    for (uint32_t h : dup_assigned_) set_map(h, -1);
-    dup_assigned_.clear();
+    for (size_t k = dup_mark; k < dup_assigned_.size(); ++k) set_map(dup_assigned_[k], -1);
+    dup_assigned_.resize(dup_mark);
   }
 
   /// BASE symbol standing for `b`: a value computed twice by the same op on the
@@ -447,10 +449,99 @@ class Differ {
         if (!hide_h[j]) sh->push_back(&H->lines[j]);
   }
 
+  /// Whether `b` and `h` are equal line by line: same shape, same symbols by
+  /// class, canonical id and role. (Equal unit hashes say so too, but a hash
+  /// is no proof, and the mapping below relies on it.)
+  bool same_by_position(const LineSeq& b, const LineSeq& h) const {
+    if (b.size() != h.size()) return false;
+    for (size_t i = 0; i < b.size(); ++i) {
+      const Line& bl = *b[i];
+      const Line& hl = *h[i];
+      if (bl.symbols.size() != hl.symbols.size() || bl.shape != hl.shape) return false;
+      for (size_t k = 0; k < bl.symbols.size(); ++k) {
+        const norm::SymbolRef& rb = bl.symbols[k];
+        const norm::SymbolRef& rh = hl.symbols[k];
+        const norm::Symbol& sb = base_.symbols[rb.id];
+        const norm::Symbol& sh = head_.symbols[rh.id];
+        if (rb.is_def != rh.is_def || sb.cls != sh.cls || sb.canonical != sh.canonical ||
+            (sb.unit < 0) != (sh.unit < 0))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  /// Maps the symbols of a unit pair that same_by_position holds for, as the
+  /// alignment would: every line pairs with the line at its position (the
+  /// alignment of equal key sequences is the diagonal), and each pair of
+  /// symbols at one position is mapped unless the HEAD symbol is mapped or
+  /// the BASE one taken already. Returns false, changing nothing, where that
+  /// is not certain to be what the alignment and votes would do: a unit's
+  /// own symbol mapped or taken before, outside its unit, or paired with two
+  /// counterparts; a value left unmapped (map_duplicates would look for it).
+  bool map_by_position(const Unit* B, const Unit* H, const LineSeq& b, const LineSeq& h) {
+    const int32_t bu = static_cast<int32_t>(B - base_.units.data());
+    const int32_t hu = static_cast<int32_t>(H - head_.units.data());
+    if (pos_b_of_h_.size() != head_.symbols.size()) {
+      pos_b_of_h_.assign(head_.symbols.size(), -1);
+      pos_h_of_b_.assign(base_.symbols.size(), -1);
+    }
+    pos_pairs_.clear();
+    bool ok = true;
+    for (size_t i = 0; ok && i < b.size(); ++i) {
+      const auto& bs = b[i]->symbols;
+      const auto& hs = h[i]->symbols;
+      for (size_t k = 0; k < bs.size(); ++k) {
+        const uint32_t bid = bs[k].id, hid = hs[k].id;
+        const bool free = map_[hid] < 0 && !taken_[bid];
+        if (base_.symbols[bid].unit >= 0 &&
+            (base_.symbols[bid].unit != bu || head_.symbols[hid].unit != hu || !free)) {
+          ok = false;
+          break;
+        }
+        if (!free) continue;  // a module-scope symbol mapped already: the votes skip it too
+        int32_t& b_of_h = pos_b_of_h_[hid];
+        int32_t& h_of_b = pos_h_of_b_[bid];
+        if (b_of_h < 0 && h_of_b < 0) {
+          b_of_h = static_cast<int32_t>(bid);
+          h_of_b = static_cast<int32_t>(hid);
+          pos_pairs_.emplace_back(hid, bid);
+        } else if (b_of_h != static_cast<int32_t>(bid) || h_of_b != static_cast<int32_t>(hid)) {
+          ok = false;
+          break;
+        }
+      }
+    }
+    if (ok) {
+      for (const Line* l : h) {
+        int d = single_def(*l);
+        if (d < 0) continue;
+        uint32_t hid = l->symbols[d].id;
+        if (map_[hid] < 0 && pos_b_of_h_[hid] < 0 && !head_multi_def_[hid] &&
+            head_.symbols[hid].cls == norm::SymbolClass::kValue) {
+          ok = false;
+          break;
+        }
+      }
+    }
+    for (const auto& [hid, bid] : pos_pairs_) {
+      pos_b_of_h_[hid] = pos_h_of_b_[bid] = -1;
+      if (!ok) continue;
+      set_map(hid, static_cast<int32_t>(bid));
+      taken_[bid] = true;
+      assigned_.push_back(hid);
+    }
+    return ok;
+  }
+
   void diff_unit(const Unit* B, const Unit* H) {
     edit_pairs_.clear();  // they index this unit's lines, never the previous unit's
     LineSeq b, h;
     visible_lines(B, H, &b, &h);
+    // Equal units: nothing to show, only their symbols to map.
+    if (B && H && opts_.equal_units_by_position && B->hash == H->hash &&
+        same_by_position(b, h) && (canonical_only_ || map_by_position(B, H, b, h)))
+      return;
     std::vector<Match> m;
     AlignLimits limits;  // of the alignment that is shown
     limits.max_depth = opts_.align_depth;
@@ -470,7 +561,7 @@ class Differ {
       scratch.max_depth = opts_.align_depth;
       m = align_levels(cb.keys(whole), ch.keys(whole),
                        opts_.align_cells, &positional, &scratch);
-      size_t mark = assigned_.size();
+      size_t mark = assigned_.size(), dup_mark = dup_assigned_.size();
       compute_base_reps(b);
       learn(b, h, m, positional);
       map_duplicates(b, h);
@@ -486,7 +577,7 @@ class Differ {
         m = align_levels(rb, rh, opts_.align_cells, &positional, iter == 1 ? &limits : &scratch);
         if (iter == 0) {
           // Re-learn the unit's own symbols from the better alignment.
-          unassign_from(mark);
+          unassign_from(mark, dup_mark);
           learn(b, h, m, positional);
           map_duplicates(b, h);
         } else {
@@ -565,6 +656,10 @@ class Differ {
   std::vector<uint64_t> vote_order_;
   std::vector<std::pair<uint32_t, uint32_t>> edit_pairs_;
   std::vector<std::pair<uint32_t, uint32_t>> hidden_;  // order-free lines matched out of place
+  /// map_by_position's scratch: the pairs it found, each side's counterpart
+  /// (-1 between calls).
+  std::vector<std::pair<uint32_t, uint32_t>> pos_pairs_;
+  std::vector<int32_t> pos_b_of_h_, pos_h_of_b_;
   bool canonical_only_ = false;
   /// Symbols defined on more than one line (PTX registers written twice):
   /// two equal computations into such a register are not one value.
@@ -597,7 +692,9 @@ std::string check_module(const Module& m) {
 }  // namespace
 
 void structural_diff(const norm::Module& base, const norm::Module& head,
-                     const StructuralOptions& opts, StageDiff* out) {
+                     const StructuralOptions& opts, StageDiff* out,
+                     std::vector<int32_t>* symbol_map) {
+  if (symbol_map) symbol_map->clear();
   for (const auto* side : {&base, &head}) {
     std::string bad = check_module(*side);
     if (!bad.empty()) {
@@ -606,7 +703,9 @@ void structural_diff(const norm::Module& base, const norm::Module& head,
       return;
     }
   }
-  Differ(base, head, opts, out).run();
+  Differ differ(base, head, opts, out);
+  differ.run();
+  if (symbol_map) *symbol_map = differ.symbol_map();
 }
 
 }  // namespace ksnap::diff

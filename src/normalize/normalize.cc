@@ -1,6 +1,7 @@
 // Public entry points: normalize() builds the Module, normalized_hash() only
-// the canonical text's hash. Both run the same Engine (engine.cc), so the
-// hashes agree by construction:
+// the canonical text's hash, Normalization the hash with the Module on
+// demand. All run the same Engine (engine.cc), so the hashes agree by
+// construction:
 //
 //   auto buf = read_text_file("k.ttgir");
 //   auto m = normalize(*buf, ir::Dialect::kMlir);      // lines, symbols, hash
@@ -26,6 +27,26 @@ Expected<uint64_t> normalized_hash(const TextBuffer& text, ir::Dialect dialect,
   Status s = engine.run();
   if (!s.is_ok()) return s;
   return engine.canonical_hash();
+}
+
+Normalization::Normalization(std::unique_ptr<detail::Engine> engine, uint64_t hash)
+    : engine_(std::move(engine)), hash_(hash) {}
+Normalization::Normalization(Normalization&&) noexcept = default;
+Normalization& Normalization::operator=(Normalization&&) noexcept = default;
+Normalization::~Normalization() = default;
+
+Expected<Normalization> Normalization::run(const TextBuffer& text, ir::Dialect dialect,
+                                           const NormalizeOptions& opts) {
+  auto engine = std::make_unique<detail::Engine>(text, dialect, opts, /*full=*/true);
+  Status s = engine->run();
+  if (!s.is_ok()) return s;
+  uint64_t hash = engine->canonical_hash();
+  return Normalization(std::move(engine), hash);
+}
+
+Module Normalization::module() && {
+  std::unique_ptr<detail::Engine> engine = std::move(engine_);
+  return engine ? engine->build_module() : Module{};
 }
 
 }  // namespace ksnap::norm

@@ -20,6 +20,7 @@
 #include <set>
 
 #include "diff/perturb.h"
+#include "diff/stage_dump.h"
 #include "ksnap/diff/structural.h"
 #include "ksnap/normalize/normalize.h"
 #include "ksnap/support/file.h"
@@ -217,7 +218,20 @@ class PerturbRun {
       failures_.push_back(s.name + " [" + what + "]: the change reads as no change");
       return false;
     }
-    structural_diff(base, *head, StructuralOptions{1}, sd);
+    std::vector<int32_t> map, full_map;
+    structural_diff(base, *head, StructuralOptions{1}, sd, &map);
+    // The equal-unit shortcut changes nothing: the full alignment of every
+    // unit gives the same output, byte for byte, and the same symbol map.
+    StructuralOptions full_opts{1};
+    full_opts.equal_units_by_position = false;
+    StageDiff full;
+    structural_diff(base, *head, full_opts, &full, &full_map);
+    if (map != full_map)
+      failures_.push_back(s.name + " [" + what + "]: the equal-unit shortcut changed the symbol map");
+    else if (testing::dump_structural(full) != testing::dump_structural(*sd))
+      failures_.push_back(s.name + " [" + what + "]: the equal-unit shortcut changed the diff:\n" +
+                          testing::dump_structural(*sd) + "full alignment:\n" +
+                          testing::dump_structural(full));
     return true;
   }
 

@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ksnap/normalize/normalize.h"
@@ -106,6 +108,54 @@ TEST(ModuleLayoutTest, MovedModulesKeepEveryView) {
   // The op names are views into the display text, not copies of their own
   // (where the display holds them verbatim: all but a few).
   EXPECT_GT(ops_in_display * 10, ops * 9) << ops_in_display << " of " << ops;
+}
+
+// Normalization (the hash now, the Module on demand, as the diff engine uses
+// it for HEAD) gives normalized_hash()'s hash and normalize()'s Module, for
+// every IR file of the example corpus; two alive at once on one thread (the
+// second on fresh memory) and moved ones too.
+TEST(ModuleLayoutTest, NormalizationBuildsWhatNormalizeBuilds) {
+  const std::string root = std::string(KSNAP_SOURCE_DIR) + "/examples/corpus";
+  const std::pair<const char*, ir::Dialect> kinds[] = {{".ttir", ir::Dialect::kMlir},
+                                                       {".ttgir", ir::Dialect::kMlir},
+                                                       {".llir", ir::Dialect::kLlvm},
+                                                       {".ptx", ir::Dialect::kPtx}};
+  std::vector<std::pair<std::string, ir::Dialect>> files;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    for (const auto& [ext, dialect] : kinds)
+      if (e.is_regular_file() && e.path().extension() == ext)
+        files.emplace_back(e.path().string(), dialect);
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 120u);
+  for (size_t i = 0; i + 1 < files.size(); i += 2) {
+    auto a = read_text_file(files[i].first);
+    auto b = read_text_file(files[i + 1].first);
+    ASSERT_TRUE(a && b);
+    auto na = Normalization::run(*a, files[i].second);
+    auto nb = Normalization::run(*b, files[i + 1].second);  // while `na` holds the scratch
+    ASSERT_TRUE(na && nb) << files[i].first;
+    Normalization moved = std::move(*nb);
+    for (auto [n, buf, file] : {std::tuple{&*na, &*a, &files[i]}, {&moved, &*b, &files[i + 1]}}) {
+      auto want = normalize(*buf, file->second);
+      ASSERT_TRUE(want) << file->first;
+      EXPECT_EQ(n->hash(), want->hash) << file->first;
+      EXPECT_EQ(n->hash(), *normalized_hash(*buf, file->second)) << file->first;
+      Module got = std::move(*n).module();
+      EXPECT_EQ(snapshot(got), snapshot(*want)) << file->first;
+      EXPECT_EQ(got.hash, want->hash) << file->first;
+      EXPECT_TRUE(std::move(*n).module().units.empty()) << "a second module() is empty";
+    }
+  }
+  // Bad input: normalize()'s error, file and line.
+  for (const char* bad : {"tt.func @f() {\n  %0 = \"unterminated\n", "a\0b\n"}) {
+    TextBuffer buf("bad.ttir", std::string(bad, std::strlen(bad) + (bad[1] == '\0' ? 3 : 0)));
+    auto n = Normalization::run(buf, ir::Dialect::kMlir);
+    auto want = normalize(buf, ir::Dialect::kMlir);
+    ASSERT_FALSE(n);
+    ASSERT_FALSE(want);
+    EXPECT_EQ(n.status().to_string(), want.status().to_string());
+    EXPECT_NE(n.status().to_string().find("bad.ttir:"), std::string::npos) << n.status().to_string();
+  }
 }
 
 }  // namespace

@@ -23,6 +23,9 @@
 // one shape that loses or repeats a line shows that one line.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "ksnap/diff/result.h"
 #include "ksnap/normalize/normalize.h"
 
@@ -37,6 +40,13 @@ struct StructuralOptions {
   /// unaligned is shown as removed + added lines and named in `fallback`.
   uint64_t align_cells = 4u << 20;
   int align_depth = 64;
+  /// A unit pair whose lines are equal position by position (same shapes,
+  /// symbols of equal canonical ids; the order-free lines set aside) has its
+  /// symbols mapped position by position instead of by alignment and votes:
+  /// the same mapping and output (checked by tests and by the
+  /// structural_diff fuzz target with this off), at the cost of one walk.
+  /// Off only to check that.
+  bool equal_units_by_position = true;
 };
 
 /// Fills lines_added/removed, hunks and change_signature of `out` (status
@@ -46,7 +56,11 @@ struct StructuralOptions {
 /// norm::normalize can be diffed, whatever units each side has; a Module
 /// whose symbol references are out of range (not one normalize builds) is
 /// not diffed: `out->fallback` says why.
+/// `symbol_map` (optional) receives the symbol correspondence the diff
+/// ended with: per HEAD symbol, the BASE symbol it is shown as (-1: none);
+/// empty when the modules were not diffed.
 void structural_diff(const norm::Module& base, const norm::Module& head,
-                     const StructuralOptions& opts, StageDiff* out);
+                     const StructuralOptions& opts, StageDiff* out,
+                     std::vector<int32_t>* symbol_map = nullptr);
 
 }  // namespace ksnap::diff

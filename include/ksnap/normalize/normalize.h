@@ -173,6 +173,41 @@ Expected<Module> normalize(const TextBuffer& text, ir::Dialect dialect,
 Expected<uint64_t> normalized_hash(const TextBuffer& text, ir::Dialect dialect,
                                    const NormalizeOptions& opts = {});
 
+namespace detail {
+class Engine;
+}  // namespace detail
+
+/// A file normalized as far as its hash, kept so that its Module costs only
+/// the building: normalized_hash()'s work, then the module() that
+/// normalize() would return, without scanning the text again. For a pair
+/// compared by hash that is diffed only when the hashes differ:
+///
+///   auto n = Normalization::run(head_text, ir::Dialect::kLlvm);
+///   if (n && n->hash() != base_hash) { Module m = std::move(*n).module(); ... }
+///
+/// `text` must outlive it. It holds the thread's normalizer scratch while it
+/// lives (another normalization on the thread meanwhile gets fresh memory).
+class Normalization {
+ public:
+  /// Errors: as normalize().
+  static Expected<Normalization> run(const TextBuffer& text, ir::Dialect dialect,
+                                     const NormalizeOptions& opts = {});
+  Normalization(Normalization&&) noexcept;
+  Normalization& operator=(Normalization&&) noexcept;
+  ~Normalization();
+
+  /// Equal to normalized_hash() and to module().hash.
+  uint64_t hash() const { return hash_; }
+  /// Builds the Module (as normalize() returns it) and lets the scan go;
+  /// called again (or after a move), an empty Module.
+  Module module() &&;
+
+ private:
+  Normalization(std::unique_ptr<detail::Engine> engine, uint64_t hash);
+  std::unique_ptr<detail::Engine> engine_;
+  uint64_t hash_ = 0;
+};
+
 /// The canonical text: one line per Line, symbols printed by canonical name
 /// (%v0, ^b0, #a<hash>, ...). What `ksnap normalize FILE` prints; its hash is
 /// Module::hash.
