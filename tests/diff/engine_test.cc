@@ -2,10 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "diff/stage_dump.h"
 #include "ksnap/build/build.h"
+#include "ksnap/diff/structural.h"
+#include "ksnap/normalize/normalize.h"
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <memory>
 #include <set>
 #include <unistd.h>
 
@@ -204,6 +209,99 @@ TEST(EngineTest, MalformedStageFallsBackAndTheRunGoesOn) {
     }
   EXPECT_EQ(fallbacks, 1u);
   EXPECT_GT(compared, 10u);
+}
+
+/// One in-memory build of one variant with one LLVM IR stage.
+build::Build llir_build(const char* name, std::string text) {
+  build::Build b;
+  b.name = name;
+  b.kind = build::BuildKind::kMemory;
+  build::Variant v;
+  v.kernel = "add_kernel";
+  build::StageFile file;
+  file.stage = "llir";
+  file.path = std::string(name) + "/add_kernel.llir";
+  file.text = std::make_shared<const std::string>(std::move(text));
+  v.stages.push_back(std::move(file));
+  b.variants.push_back(std::move(v));
+  return b;
+}
+
+// A big HEAD (over 1 MiB) is scanned once for its hash and its module
+// (norm::Normalization); a small one is hashed, then normalized when it
+// differs. Both give what normalizing both sides and diffing them gives.
+// Real IR: the example's add_kernel, its function copied under new names.
+TEST(EngineTest, BigHeadScannedOnceGivesTheSameDiff) {
+  namespace fs = std::filesystem;
+  std::string path;
+  for (auto& p : fs::recursive_directory_iterator(example("base/cache")))
+    if (p.path().filename() == "add_kernel.llir" && (path.empty() || p.path().string() < path))
+      path = p.path().string();
+  ASSERT_FALSE(path.empty());
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t def = text.find("define ptx_kernel void @add_kernel(");
+  const size_t end = text.find("\n}\n", def);
+  ASSERT_NE(def, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  const std::string fn = text.substr(def, end + 3 - def);
+  // `copies` functions; copy `bump` (if any) with its shift amount raised.
+  auto module = [&](int copies, int bump) {
+    std::string out = text.substr(0, def);
+    for (int k = 0; k < copies; ++k) {
+      std::string f = fn;
+      f.replace(f.find("@add_kernel("), 12, "@add_kernel_" + std::to_string(k) + "(");
+      if (k == bump) f.replace(f.find("shl i32 %7, 8"), 13, "shl i32 %7, 9");
+      out += f + "\n";
+    }
+    return out + text.substr(end + 3);
+  };
+  struct Case {
+    const char* name;
+    int copies, bump;
+    bool cosmetic;  // HEAD differs by bytes only
+    bool changed;
+  } cases[] = {{"small, changed", 3, 1, false, true},
+               {"small, cosmetic", 3, -1, true, false},
+               {"big, changed", 800, 517, false, true},
+               {"big, cosmetic", 800, -1, true, false}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::string base = module(c.copies, -1);
+    std::string head = module(c.copies, c.bump);
+    if (c.cosmetic) head = "; a comment line\n" + head;
+    ASSERT_EQ(head.size() > (size_t{1} << 20), c.copies > 100);
+    auto mb = norm::normalize(TextBuffer("base", base), ir::Dialect::kLlvm);
+    auto mh = norm::normalize(TextBuffer("head", head), ir::Dialect::kLlvm);
+    ASSERT_TRUE(mb && mh);
+    StageDiff want;
+    structural_diff(*mb, *mh, StructuralOptions{DiffOptions{}.kept_context}, &want);
+    DiffOptions o;
+    o.jobs = 1;
+    auto r = diff_builds(llir_build("base", base), llir_build("head", head), o);
+    ASSERT_TRUE(r) << r.status().to_string();
+    ASSERT_EQ(r->variants.size(), 1u);
+    ASSERT_EQ(r->variants[0].stages.size(), 1u);
+    const StageDiff& got = r->variants[0].stages[0];
+    EXPECT_EQ(got.status, c.changed ? ChangeStatus::kChanged : ChangeStatus::kUnchanged);
+    EXPECT_EQ(got.head_hash, mh->hash);
+    EXPECT_EQ(got.base_hash, mb->hash);
+    EXPECT_TRUE(got.fallback.empty()) << got.fallback;
+    if (!c.changed) continue;
+    EXPECT_EQ(got.lines_added, 1u);
+    EXPECT_EQ(got.lines_removed, 1u);
+    EXPECT_EQ(testing::dump_structural(got), testing::dump_structural(want));
+  }
+  // A big HEAD that does not normalize: its error, with file and line.
+  std::string bad = module(800, -1);
+  bad.resize(bad.size() / 2);  // cut mid-function: a bracket never closes
+  auto r = diff_builds(llir_build("base", module(800, -1)), llir_build("head", bad), DiffOptions{});
+  ASSERT_TRUE(r) << r.status().to_string();
+  const StageDiff& got = r->variants[0].stages[0];
+  EXPECT_EQ(got.status, ChangeStatus::kChanged);
+  EXPECT_TRUE(got.input_error);
+  EXPECT_NE(got.fallback.find("HEAD head/add_kernel.llir:"), std::string::npos) << got.fallback;
+  EXPECT_NE(got.fallback.find("compared by bytes"), std::string::npos) << got.fallback;
 }
 
 }  // namespace
