@@ -261,15 +261,30 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
     if (default_rules && f.normalized_hash) return *f.normalized_hash;
     return norm::normalized_hash(text, d, opts.normalize);
   };
-  // BASE is hashed only. A big HEAD is scanned once, for its hash and, when
-  // that differs, its module; a small one is hashed only and scanned again
-  // if it differs. (The scan that can build a module costs about 5% more
-  // than hashing alone, on MLIR's location tables mostly; most small stage
-  // files of a suite are unchanged, a big file diffed alone seldom is.
-  // Keeping BASE's scan too would hold both scans at once: more memory at a
-  // big pair's peak.)
+  // A big file (1 MiB or more) is seldom diffed unchanged: BASE's module is
+  // built at once (its hash comes with it) and its text freed, and HEAD is
+  // scanned once, for its hash and, when that differs, its module. A small
+  // file is hashed only and normalized again if it differs: most small stage
+  // files of a suite are unchanged, and the scan that can build a module
+  // costs about 5% more than hashing alone (MLIR's location tables mostly),
+  // the module a third more. One scan alive at a time: a big pair holds
+  // BASE's module, HEAD's scan and HEAD's module at its peak, as before.
   constexpr size_t kScanOnceBytes = size_t{1} << 20;
-  auto hbase = hash_of(*t.base, *bb);
+  std::optional<Expected<norm::Module>> base_module;
+  Expected<uint64_t> hbase = uint64_t{0};
+  if (default_rules && t.base->normalized_hash) {
+    hbase = *t.base->normalized_hash;
+  } else if (bb->size() < kScanOnceBytes) {
+    hbase = norm::normalized_hash(*bb, d, opts.normalize);
+  } else {
+    base_module.emplace(norm::normalize(*bb, d, opts.normalize));
+    if (*base_module) {
+      hbase = (*base_module)->hash;
+      std::move(*bb).release();
+    } else {
+      hbase = base_module->status();
+    }
+  }
   std::optional<Expected<norm::Normalization>> head_scan;
   Expected<uint64_t> hhead = uint64_t{0};
   if (default_rules && t.head->normalized_hash) {
@@ -291,14 +306,16 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
     return;
   }
   sd->status = ChangeStatus::kChanged;
-  // HEAD's module first, from its scan; then BASE's (one scan alive at a
-  // time). Each side's text goes as soon as its module holds what it needs
-  // (the module copies its lines): a big file's pair peaks one input lower.
+  // HEAD's module first (from its scan, if kept), then BASE's (if not
+  // built yet): one scan alive at a time. Each side's text goes as soon as
+  // its module holds what it needs (the module copies its lines).
   Expected<norm::Module> mh = head_scan ? Expected<norm::Module>(std::move(**head_scan).module())
                                         : norm::normalize(*hb, d, opts.normalize);
   head_scan.reset();
   std::move(*hb).release();
-  auto mb = norm::normalize(*bb, d, opts.normalize);
+  Expected<norm::Module> mb =
+      base_module ? std::move(*base_module) : norm::normalize(*bb, d, opts.normalize);
+  base_module.reset();
   std::move(*bb).release();
   if (!mb || !mh) {  // cannot happen when the hashes succeeded; stated if it does
     return input_failed(t, mb.status(), mh.status(), "compared by normalized hash", sd);

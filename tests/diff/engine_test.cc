@@ -227,11 +227,12 @@ build::Build llir_build(const char* name, std::string text) {
   return b;
 }
 
-// A big HEAD (over 1 MiB) is scanned once for its hash and its module
-// (norm::Normalization); a small one is hashed, then normalized when it
-// differs. Both give what normalizing both sides and diffing them gives.
+// Big files (1 MiB or more) are scanned once: BASE's module is built at once,
+// HEAD's scan kept for its hash and module (norm::Normalization); small ones
+// are hashed, then normalized when they differ. Both give what normalizing
+// both sides and diffing them gives.
 // Real IR: the example's add_kernel, its function copied under new names.
-TEST(EngineTest, BigHeadScannedOnceGivesTheSameDiff) {
+TEST(EngineTest, BigFilesScannedOnceGiveTheSameDiff) {
   namespace fs = std::filesystem;
   std::string path;
   for (auto& p : fs::recursive_directory_iterator(example("base/cache")))
@@ -292,16 +293,24 @@ TEST(EngineTest, BigHeadScannedOnceGivesTheSameDiff) {
     EXPECT_EQ(got.lines_removed, 1u);
     EXPECT_EQ(testing::dump_structural(got), testing::dump_structural(want));
   }
-  // A big HEAD that does not normalize: its error, with file and line.
+  // A big side that does not normalize (BASE's module is built at once,
+  // HEAD's scan kept): its error, with file and line, the other side's none.
   std::string bad = module(800, -1);
   bad.resize(bad.size() / 2);  // cut mid-function: a bracket never closes
-  auto r = diff_builds(llir_build("base", module(800, -1)), llir_build("head", bad), DiffOptions{});
-  ASSERT_TRUE(r) << r.status().to_string();
-  const StageDiff& got = r->variants[0].stages[0];
-  EXPECT_EQ(got.status, ChangeStatus::kChanged);
-  EXPECT_TRUE(got.input_error);
-  EXPECT_NE(got.fallback.find("HEAD head/add_kernel.llir:"), std::string::npos) << got.fallback;
-  EXPECT_NE(got.fallback.find("compared by bytes"), std::string::npos) << got.fallback;
+  for (bool bad_head : {true, false}) {
+    SCOPED_TRACE(bad_head ? "bad HEAD" : "bad BASE");
+    auto r = diff_builds(llir_build("base", bad_head ? module(800, -1) : bad),
+                         llir_build("head", bad_head ? bad : module(800, -1)), DiffOptions{});
+    ASSERT_TRUE(r) << r.status().to_string();
+    const StageDiff& got = r->variants[0].stages[0];
+    EXPECT_EQ(got.status, ChangeStatus::kChanged);
+    EXPECT_TRUE(got.input_error);
+    const std::string side = bad_head ? "HEAD head/" : "BASE base/";
+    const std::string other = bad_head ? "BASE base/" : "HEAD head/";
+    EXPECT_NE(got.fallback.find(side + "add_kernel.llir:"), std::string::npos) << got.fallback;
+    EXPECT_EQ(got.fallback.find(other), std::string::npos) << got.fallback;
+    EXPECT_NE(got.fallback.find("compared by bytes"), std::string::npos) << got.fallback;
+  }
 }
 
 }  // namespace
