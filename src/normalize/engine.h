@@ -198,8 +198,16 @@ class Engine {
   std::string canonical() const;
   /// hash64(canonical()) without holding the whole text (streamed).
   uint64_t canonical_hash() const;
-  /// Builds the public Module (after run(), full mode only).
-  Module build_module() const;
+  /// The hashes a Module holds: each unit's text's (Unit::hash) and the
+  /// whole text's (Module::hash), printing each unit once.
+  struct Hashes {
+    std::vector<uint64_t> units;
+    uint64_t module = 0;
+  };
+  Hashes unit_hashes() const;
+  /// Builds the public Module (after run(), full mode only); `known`: the
+  /// hashes unit_hashes() gave, so that the text is not printed again.
+  Module build_module(const Hashes* known = nullptr) const;
 
   // ---- for dialect handlers ----
   const NormalizeOptions& opts() const { return opts_; }

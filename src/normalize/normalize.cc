@@ -29,8 +29,9 @@ Expected<uint64_t> normalized_hash(const TextBuffer& text, ir::Dialect dialect,
   return engine.canonical_hash();
 }
 
-Normalization::Normalization(std::unique_ptr<detail::Engine> engine, uint64_t hash)
-    : engine_(std::move(engine)), hash_(hash) {}
+Normalization::Normalization(std::unique_ptr<detail::Engine> engine,
+                             std::vector<uint64_t> unit_hashes, uint64_t hash)
+    : engine_(std::move(engine)), unit_hashes_(std::move(unit_hashes)), hash_(hash) {}
 Normalization::Normalization(Normalization&&) noexcept = default;
 Normalization& Normalization::operator=(Normalization&&) noexcept = default;
 Normalization::~Normalization() = default;
@@ -40,13 +41,17 @@ Expected<Normalization> Normalization::run(const TextBuffer& text, ir::Dialect d
   auto engine = std::make_unique<detail::Engine>(text, dialect, opts, /*full=*/true);
   Status s = engine->run();
   if (!s.is_ok()) return s;
-  uint64_t hash = engine->canonical_hash();
-  return Normalization(std::move(engine), hash);
+  // Each unit printed once, for its own hash and the module's: module()
+  // then prints nothing again.
+  detail::Engine::Hashes hashes = engine->unit_hashes();
+  return Normalization(std::move(engine), std::move(hashes.units), hashes.module);
 }
 
 Module Normalization::module() && {
   std::unique_ptr<detail::Engine> engine = std::move(engine_);
-  return engine ? engine->build_module() : Module{};
+  if (!engine) return Module{};
+  detail::Engine::Hashes known{std::move(unit_hashes_), hash_};
+  return engine->build_module(&known);
 }
 
 }  // namespace ksnap::norm

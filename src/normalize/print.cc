@@ -71,6 +71,21 @@ uint64_t Engine::canonical_hash() const {
   return h.digest();
 }
 
+Engine::Hashes Engine::unit_hashes() const {
+  Hashes out;
+  out.units.reserve(units_.size());
+  Hasher all;
+  std::string text;
+  for (uint32_t u = 0; u < units_.size(); ++u) {
+    text.clear();
+    append_unit(text, u);
+    out.units.push_back(hash64(text));
+    all.update(text);
+  }
+  out.module = all.digest();
+  return out;
+}
+
 std::string Engine::canonical() const {
   std::string out;
   out.reserve(shape_len_ + shape_len_ / 8 + 16);
@@ -122,7 +137,7 @@ void Engine::display_of(const LineRec& l, std::string* out_p, std::vector<uint32
   }
 }
 
-Module Engine::build_module() const {
+Module Engine::build_module(const Hashes* known) const {
   Module m;
   m.dialect = dialect_;
   m.file = text_.name();
@@ -136,24 +151,24 @@ Module Engine::build_module() const {
   // Exact room first, so that nothing grows: the texts are at most the kept
   // lines' source, shape, op and callee bytes plus the names; the references
   // one per occurrence. (The module's views depend on `refs` never moving.)
+  // One walk over the kept lines: their sizes, and the symbols they name
+  // numbered in order of first reference.
   size_t text_bytes = 0, ref_count = 0;
+  std::vector<uint32_t> sym_ids(syms_.size(), kNone);
+  size_t name_bytes = 0, sym_count = 0;
   for (uint32_t u = 0; u < units_.size(); ++u)
     for (uint32_t i : unit_lines_[u]) {
       const LineRec& l = lines_[i];
       text_bytes += size_t{l.src_end - l.src_begin} + (l.shape_end - l.shape_begin) + l.op_len +
                     l.callee_len;
       ref_count += l.occ_end - l.occ_begin;
-    }
-  std::vector<uint32_t> sym_ids(syms_.size(), kNone);
-  size_t name_bytes = 0, sym_count = 0;
-  for (uint32_t u = 0; u < units_.size(); ++u)
-    for (uint32_t i : unit_lines_[u])
-      for (uint32_t k = lines_[i].occ_begin; k < lines_[i].occ_end; ++k) {
+      for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
         uint32_t& id = sym_ids[occs_[k].sym];
         if (id != kNone) continue;
         id = static_cast<uint32_t>(sym_count++);
         name_bytes += syms_[occs_[k].sym].name.size();
       }
+    }
   m.text.reserve(text_bytes + name_bytes);
   m.refs.reserve(ref_count);
   advise_huge_pages(m.refs.data(), m.refs.capacity() * sizeof(SymbolRef));
@@ -215,12 +230,16 @@ Module Engine::build_module() const {
       }
       line.symbols = std::span<const SymbolRef>(m.refs.data() + first_ref, m.refs.size() - first_ref);
     }
+    if (known) {
+      unit.hash = known->units[u];
+      continue;
+    }
     text.clear();
     append_unit(text, u);
     unit.hash = hash64(text);
     all.update(text);
   }
-  m.hash = all.digest();
+  m.hash = known ? known->module : all.digest();
   return m;
 }
 

@@ -143,6 +143,9 @@ TEST(ModuleLayoutTest, NormalizationBuildsWhatNormalizeBuilds) {
       Module got = std::move(*n).module();
       EXPECT_EQ(snapshot(got), snapshot(*want)) << file->first;
       EXPECT_EQ(got.hash, want->hash) << file->first;
+      ASSERT_EQ(got.units.size(), want->units.size()) << file->first;
+      for (size_t u = 0; u < got.units.size(); ++u)
+        EXPECT_EQ(got.units[u].hash, want->units[u].hash) << file->first << " unit " << u;
       EXPECT_TRUE(std::move(*n).module().units.empty()) << "a second module() is empty";
     }
   }

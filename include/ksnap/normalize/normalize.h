@@ -203,8 +203,10 @@ class Normalization {
   Module module() &&;
 
  private:
-  Normalization(std::unique_ptr<detail::Engine> engine, uint64_t hash);
+  Normalization(std::unique_ptr<detail::Engine> engine, std::vector<uint64_t> unit_hashes,
+                uint64_t hash);
   std::unique_ptr<detail::Engine> engine_;
+  std::vector<uint64_t> unit_hashes_;  ///< Unit::hash of each unit, for module().
   uint64_t hash_ = 0;
 };
 
