@@ -12,6 +12,9 @@
 //      unchanged when it is the same op on the same (corresponding) operands;
 //      exact correspondences first, then with a repeated computation standing
 //      for its first one (a value computed twice is used by either copy).
+// A unit pair equal line by line skips steps 2-4: its symbols are mapped
+// position by position, which is what those steps would map (the alignment
+// of equal keys is the diagonal); where that is not certain it takes them.
 // Module-scope symbols whose canonical ids are equal correspond from the
 // start. Should every line find a counterpart while the canonical texts
 // differ, the units are diffed again on canonical keys, so that a change is
