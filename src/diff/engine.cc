@@ -267,15 +267,17 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
   // file is hashed only and normalized again if it differs: most small stage
   // files of a suite are unchanged, and the scan that can build a module
   // costs about 5% more than hashing alone (MLIR's location tables mostly),
-  // the module a third more. One scan alive at a time: a big pair holds
-  // BASE's module, HEAD's scan and HEAD's module at its peak, as before.
+  // building the module about 30% more. One scan alive at a time: a big
+  // pair holds BASE's module, HEAD's scan and HEAD's module at its peak, as
+  // before. A side whose hash the source kept is never scanned for it.
   constexpr size_t kScanOnceBytes = size_t{1} << 20;
+  auto scan_once = [&](const build::StageFile& f, const TextBuffer& text) {
+    return !(default_rules && f.normalized_hash) && text.size() >= kScanOnceBytes;
+  };
   std::optional<Expected<norm::Module>> base_module;
   Expected<uint64_t> hbase = uint64_t{0};
-  if (default_rules && t.base->normalized_hash) {
-    hbase = *t.base->normalized_hash;
-  } else if (bb->size() < kScanOnceBytes) {
-    hbase = norm::normalized_hash(*bb, d, opts.normalize);
+  if (!scan_once(*t.base, *bb)) {
+    hbase = hash_of(*t.base, *bb);
   } else {
     base_module.emplace(norm::normalize(*bb, d, opts.normalize));
     if (*base_module) {
@@ -287,10 +289,8 @@ void run_task(const Task& t, const DiffOptions& opts, StageDiff* sd) {
   }
   std::optional<Expected<norm::Normalization>> head_scan;
   Expected<uint64_t> hhead = uint64_t{0};
-  if (default_rules && t.head->normalized_hash) {
-    hhead = *t.head->normalized_hash;
-  } else if (hb->size() < kScanOnceBytes) {
-    hhead = norm::normalized_hash(*hb, d, opts.normalize);
+  if (!scan_once(*t.head, *hb)) {
+    hhead = hash_of(*t.head, *hb);
   } else {
     head_scan.emplace(norm::Normalization::run(*hb, d, opts.normalize));
     if (*head_scan) hhead = (*head_scan)->hash();

@@ -454,35 +454,18 @@ class Differ {
 
   /// Whether `b` and `h` are equal line by line: same shape, same symbols by
   /// class, canonical id and role. (Equal unit hashes say so too, but a hash
-  /// is no proof, and the mapping below relies on it.)
-  bool same_by_position(const LineSeq& b, const LineSeq& h) const {
+  /// is no proof, and the mapping relies on it.) With `learn`, one walk also
+  /// maps the symbols as the alignment would: every line pairs with the line
+  /// at its position (the alignment of equal key sequences is the diagonal),
+  /// and each pair of symbols at one position is mapped unless the HEAD
+  /// symbol is mapped or the BASE one taken already. Returns false, changing
+  /// nothing, where the lines differ or the mapping is not certain to be what
+  /// the alignment and votes would do: a unit's own symbol mapped or taken
+  /// before, outside its unit, or paired with two counterparts; a value left
+  /// unmapped (map_duplicates would look for it).
+  bool equal_by_position(const Unit* B, const Unit* H, const LineSeq& b, const LineSeq& h,
+                         bool learn) {
     if (b.size() != h.size()) return false;
-    for (size_t i = 0; i < b.size(); ++i) {
-      const Line& bl = *b[i];
-      const Line& hl = *h[i];
-      if (bl.symbols.size() != hl.symbols.size() || bl.shape != hl.shape) return false;
-      for (size_t k = 0; k < bl.symbols.size(); ++k) {
-        const norm::SymbolRef& rb = bl.symbols[k];
-        const norm::SymbolRef& rh = hl.symbols[k];
-        const norm::Symbol& sb = base_.symbols[rb.id];
-        const norm::Symbol& sh = head_.symbols[rh.id];
-        if (rb.is_def != rh.is_def || sb.cls != sh.cls || sb.canonical != sh.canonical ||
-            (sb.unit < 0) != (sh.unit < 0))
-          return false;
-      }
-    }
-    return true;
-  }
-
-  /// Maps the symbols of a unit pair that same_by_position holds for, as the
-  /// alignment would: every line pairs with the line at its position (the
-  /// alignment of equal key sequences is the diagonal), and each pair of
-  /// symbols at one position is mapped unless the HEAD symbol is mapped or
-  /// the BASE one taken already. Returns false, changing nothing, where that
-  /// is not certain to be what the alignment and votes would do: a unit's
-  /// own symbol mapped or taken before, outside its unit, or paired with two
-  /// counterparts; a value left unmapped (map_duplicates would look for it).
-  bool map_by_position(const Unit* B, const Unit* H, const LineSeq& b, const LineSeq& h) {
     const int32_t bu = static_cast<int32_t>(B - base_.units.data());
     const int32_t hu = static_cast<int32_t>(H - head_.units.data());
     if (pos_b_of_h_.size() != head_.symbols.size()) {
@@ -492,30 +475,43 @@ class Differ {
     pos_pairs_.clear();
     bool ok = true;
     for (size_t i = 0; ok && i < b.size(); ++i) {
-      const auto& bs = b[i]->symbols;
-      const auto& hs = h[i]->symbols;
-      for (size_t k = 0; k < bs.size(); ++k) {
-        const uint32_t bid = bs[k].id, hid = hs[k].id;
-        const bool free = map_[hid] < 0 && !taken_[bid];
-        if (base_.symbols[bid].unit >= 0 &&
-            (base_.symbols[bid].unit != bu || head_.symbols[hid].unit != hu || !free)) {
+      const Line& bl = *b[i];
+      const Line& hl = *h[i];
+      if (bl.symbols.size() != hl.symbols.size() || bl.shape != hl.shape) {
+        ok = false;
+        break;
+      }
+      for (size_t k = 0; k < bl.symbols.size(); ++k) {
+        const norm::SymbolRef& rb = bl.symbols[k];
+        const norm::SymbolRef& rh = hl.symbols[k];
+        const norm::Symbol& sb = base_.symbols[rb.id];
+        const norm::Symbol& sh = head_.symbols[rh.id];
+        if (rb.is_def != rh.is_def || sb.cls != sh.cls || sb.canonical != sh.canonical ||
+            (sb.unit < 0) != (sh.unit < 0)) {
+          ok = false;
+          break;
+        }
+        if (!learn) continue;
+        const bool free = map_[rh.id] < 0 && !taken_[rb.id];
+        if (sb.unit >= 0 && (sb.unit != bu || sh.unit != hu || !free)) {
           ok = false;
           break;
         }
         if (!free) continue;  // a module-scope symbol mapped already: the votes skip it too
-        int32_t& b_of_h = pos_b_of_h_[hid];
-        int32_t& h_of_b = pos_h_of_b_[bid];
+        int32_t& b_of_h = pos_b_of_h_[rh.id];
+        int32_t& h_of_b = pos_h_of_b_[rb.id];
         if (b_of_h < 0 && h_of_b < 0) {
-          b_of_h = static_cast<int32_t>(bid);
-          h_of_b = static_cast<int32_t>(hid);
-          pos_pairs_.emplace_back(hid, bid);
-        } else if (b_of_h != static_cast<int32_t>(bid) || h_of_b != static_cast<int32_t>(hid)) {
+          b_of_h = static_cast<int32_t>(rb.id);
+          h_of_b = static_cast<int32_t>(rh.id);
+          pos_pairs_.emplace_back(rh.id, rb.id);
+        } else if (b_of_h != static_cast<int32_t>(rb.id) ||
+                   h_of_b != static_cast<int32_t>(rh.id)) {
           ok = false;
           break;
         }
       }
     }
-    if (ok) {
+    if (ok && learn) {
       for (const Line* l : h) {
         int d = single_def(*l);
         if (d < 0) continue;
@@ -542,8 +538,9 @@ class Differ {
     LineSeq b, h;
     visible_lines(B, H, &b, &h);
     // Equal units: nothing to show, only their symbols to map.
+    // (The canonical-only pass learns nothing: it only needs them equal.)
     if (B && H && opts_.equal_units_by_position && B->hash == H->hash &&
-        same_by_position(b, h) && (canonical_only_ || map_by_position(B, H, b, h)))
+        equal_by_position(B, H, b, h, /*learn=*/!canonical_only_))
       return;
     std::vector<Match> m;
     AlignLimits limits;  // of the alignment that is shown
@@ -659,7 +656,7 @@ class Differ {
   std::vector<uint64_t> vote_order_;
   std::vector<std::pair<uint32_t, uint32_t>> edit_pairs_;
   std::vector<std::pair<uint32_t, uint32_t>> hidden_;  // order-free lines matched out of place
-  /// map_by_position's scratch: the pairs it found, each side's counterpart
+  /// equal_by_position's scratch: the pairs it found, each side's counterpart
   /// (-1 between calls).
   std::vector<std::pair<uint32_t, uint32_t>> pos_pairs_;
   std::vector<int32_t> pos_b_of_h_, pos_h_of_b_;

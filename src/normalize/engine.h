@@ -205,9 +205,9 @@ class Engine {
     uint64_t module = 0;
   };
   Hashes unit_hashes() const;
-  /// Builds the public Module (after run(), full mode only); `known`: the
-  /// hashes unit_hashes() gave, so that the text is not printed again.
-  Module build_module(const Hashes* known = nullptr) const;
+  /// Builds the public Module (after run(), full mode only) with the hashes
+  /// unit_hashes() gave (the canonical text is printed there only).
+  Module build_module(const Hashes& hashes) const;
 
   // ---- for dialect handlers ----
   const NormalizeOptions& opts() const { return opts_; }

@@ -18,7 +18,7 @@ Expected<Module> normalize(const TextBuffer& text, ir::Dialect dialect,
   detail::Engine engine(text, dialect, opts, /*full=*/true);
   Status s = engine.run();
   if (!s.is_ok()) return s;
-  return engine.build_module();
+  return engine.build_module(engine.unit_hashes());
 }
 
 Expected<uint64_t> normalized_hash(const TextBuffer& text, ir::Dialect dialect,
@@ -50,8 +50,7 @@ Expected<Normalization> Normalization::run(const TextBuffer& text, ir::Dialect d
 Module Normalization::module() && {
   std::unique_ptr<detail::Engine> engine = std::move(engine_);
   if (!engine) return Module{};
-  detail::Engine::Hashes known{std::move(unit_hashes_), hash_};
-  return engine->build_module(&known);
+  return engine->build_module(detail::Engine::Hashes{std::move(unit_hashes_), hash_});
 }
 
 }  // namespace ksnap::norm

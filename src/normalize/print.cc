@@ -137,7 +137,7 @@ void Engine::display_of(const LineRec& l, std::string* out_p, std::vector<uint32
   }
 }
 
-Module Engine::build_module(const Hashes* known) const {
+Module Engine::build_module(const Hashes& hashes) const {
   Module m;
   m.dialect = dialect_;
   m.file = text_.name();
@@ -185,8 +185,7 @@ Module Engine::build_module(const Hashes* known) const {
   }
   m.units.resize(units_.size());
   std::vector<uint32_t> disp;
-  std::string display, text;
-  Hasher all;  // the module hash: of every unit's text, in order
+  std::string display;
   for (uint32_t u = 0; u < units_.size(); ++u) {
     Unit& unit = m.units[u];
     unit.name = std::string(units_[u].name);
@@ -230,16 +229,9 @@ Module Engine::build_module(const Hashes* known) const {
       }
       line.symbols = std::span<const SymbolRef>(m.refs.data() + first_ref, m.refs.size() - first_ref);
     }
-    if (known) {
-      unit.hash = known->units[u];
-      continue;
-    }
-    text.clear();
-    append_unit(text, u);
-    unit.hash = hash64(text);
-    all.update(text);
+    unit.hash = hashes.units[u];
   }
-  m.hash = known ? known->module : all.digest();
+  m.hash = hashes.module;
   return m;
 }
 
