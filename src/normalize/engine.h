@@ -124,6 +124,35 @@ class CharBuf {
   size_t cap_ = 0;
 };
 
+/// The printer's output: bytes written through a cursor. Room for a whole
+/// line is made once (`room`), then its pieces are stored without checks
+/// (std::string::append checked capacity and called memcpy for each piece:
+/// a third of the printer's instructions).
+///
+///   char* w = sink.room(n);   // at least n bytes writable at w
+///   ... w += written ...
+///   sink.commit(w);           // they are now part of view()
+class TextSink {
+ public:
+  char* room(size_t n) {
+    buf_.grow(len_, len_ + n);
+    return buf_.data() + len_;
+  }
+  void commit(const char* end) { len_ = static_cast<size_t>(end - buf_.data()); }
+  void append(std::string_view s) {
+    char* w = room(s.size());
+    if (!s.empty()) std::memcpy(w, s.data(), s.size());
+    commit(w + s.size());
+  }
+  std::string_view view() const { return {buf_.data(), len_}; }
+  size_t size() const { return len_; }
+  void clear() { len_ = 0; }
+
+ private:
+  CharBuf buf_;
+  size_t len_ = 0;
+};
+
 struct Drop {
   uint32_t from, to;
 };
@@ -177,9 +206,16 @@ class DialectHandler {
  public:
   virtual ~DialectHandler() = default;
   virtual void line(Engine& e, std::span<const ir::Token> toks) = 0;
+  /// Hash-only scans (Engine::full() false) ask this at the start of each
+  /// line whose first byte is '#': when the line at `p` is one line() would
+  /// drop whole, leaving no trace, and its bytes could neither fail to lex
+  /// nor change the lexer's state (brackets balanced within it), returns
+  /// where it ends (its '\n', or the buffer's end); else nullptr. The
+  /// buffer is NUL-terminated.
+  virtual const char* skippable_line(const char* /*p*/) const { return nullptr; }
 };
 
-std::unique_ptr<DialectHandler> make_mlir_handler();
+std::unique_ptr<DialectHandler> make_mlir_handler(const NormalizeOptions& o);
 std::unique_ptr<DialectHandler> make_llvm_handler();
 std::unique_ptr<DialectHandler> make_ptx_handler();
 std::unique_ptr<DialectHandler> make_asm_handler(ir::Dialect d);  // AMDGCN, SPIR-V
@@ -380,10 +416,10 @@ class Engine {
   /// Caches the symbol's canonical spelling in SymRec::printed.
   static void print_name(SymRec& s);
   void resolve_py();
-  void append_line(std::string& out, const LineRec& l) const;
+  void append_line(TextSink& out, const LineRec& l) const;
   /// Appends a unit's canonical text; with `sink`, feeds it whatever is
   /// buffered past 64 KiB.
-  void append_unit(std::string& out, uint32_t unit, Hasher* sink = nullptr) const;
+  void append_unit(TextSink& out, uint32_t unit, Hasher* sink = nullptr) const;
   /// Writes the line's display text to `out` and each occurrence's offset in
   /// it to `occ_disp`; `op_disp` / `callee_disp` get where the op and callee
   /// are in it, kNone when they are not there verbatim.

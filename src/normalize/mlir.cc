@@ -53,9 +53,109 @@ void flag_debug_refs(Engine& e, TokenSpan toks, size_t from, size_t to) {
   }
 }
 
+/// Past `lit` at `p`, or nullptr; reads no further than the first byte that
+/// differs (the buffer's NUL sentinel differs from every byte of `lit`).
+const char* skip_literal(const char* p, const char* lit) {
+  for (; *lit; ++p, ++lit) {
+    if (*p != *lit) return nullptr;
+  }
+  return p;
+}
+
+/// Past `#loc` followed by the rest of a hash id's characters ([A-Za-z0-9_.$-],
+/// as the lexer takes them after '#'); `dots` says whether '.' may occur.
+const char* skip_loc_name(const char* p, bool dots) {
+  p = skip_literal(p, "#loc");
+  if (!p) return nullptr;
+  while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+         *p == '_' || *p == '$' || *p == '-' || (dots && *p == '.')) {
+    ++p;
+  }
+  return p;
+}
+
+/// A location table line of the simple kinds Triton prints, checked byte by
+/// byte without the lexer:
+///
+///   #loc3 = loc("/w/kernels.py":9:24)
+///   #loc20 = loc("block_start"(#loc3))
+///   #loc7 = loc(callsite(#loc5 at #loc6))
+///   #loc9 = loc(fused[#loc1, #loc2])
+///
+/// What a hash-only scan does with such a line: line() takes it for an
+/// alias definition (`#loc..` then `=`), sees `loc (` and drops it, after
+/// flag_debug_refs looked for aliases other than the `#loc` table (there
+/// are none here: every '#' is a `#loc..` name). So the line leaves no
+/// trace if it lexes without error and its brackets pair up. Anything else
+/// (another '#' or '!', `<`, '{', an escape in a string, a tab, a byte
+/// outside printable ASCII outside strings) answers nullptr: the lexer and
+/// line() take the line as before.
+const char* loc_table_line_end(const char* p) {
+  // `#loc12`: an alias name (no '.'; not followed by '<'), then ` = loc(`.
+  p = skip_loc_name(p, false);
+  if (p) p = skip_literal(p, " = loc(");
+  if (!p) return nullptr;
+  char open[32];
+  int depth = 0;
+  open[depth++] = '(';
+  while (true) {
+    const char c = *p;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+        c == '$') {
+      // Words and numbers (`callsite`, `at`, `9`): tokens line() passes over.
+      ++p;
+      while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+             *p == '_' || *p == '$' || *p == '.') {
+        ++p;
+      }
+      continue;
+    }
+    switch (c) {
+      case ' ':
+      case ',':
+      case ':':
+        ++p;
+        continue;
+      case '"':  // a string: anything but an escape, a newline or a NUL inside
+        ++p;
+        while (*p != '"') {
+          if (*p == '\\' || *p == '\n' || *p == '\0') return nullptr;
+          ++p;
+        }
+        ++p;
+        continue;
+      case '#':
+        p = skip_loc_name(p, true);
+        if (!p) return nullptr;
+        continue;
+      case '(':
+      case '[':
+        if (depth == static_cast<int>(sizeof open)) return nullptr;
+        open[depth++] = c;
+        ++p;
+        continue;
+      case ')':
+      case ']':
+        if (depth == 0 || open[depth - 1] != (c == ')' ? '(' : '[')) return nullptr;
+        --depth;
+        ++p;
+        continue;
+      case '\n':
+      case '\0':  // the line's end, or the buffer's (a NUL inside it is an error: the lexer's)
+        return depth == 0 ? p : nullptr;
+      default:
+        return nullptr;
+    }
+  }
+}
+
 class MlirHandler : public DialectHandler {
  public:
   void line(Engine& e, TokenSpan toks) override;
+  const char* skippable_line(const char* p) const override {
+    return drop_locations_ ? loc_table_line_end(p) : nullptr;
+  }
+  explicit MlirHandler(bool drop_locations) : drop_locations_(drop_locations) {}
 
  private:
   void alias_definition(Engine& e, TokenSpan toks);
@@ -66,6 +166,7 @@ class MlirHandler : public DialectHandler {
   void location_ref(Engine& e, TokenSpan toks, size_t open, size_t close, int32_t* line,
                     uint32_t* sym);
 
+  bool drop_locations_;
   uint32_t unit_depth_ = 0;
   /// `(` still open from earlier lines: an argument list written over
   /// several lines (hand-written MLIR), where `%x: type` declares `%x`.
@@ -302,6 +403,8 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
 
 }  // namespace
 
-std::unique_ptr<DialectHandler> make_mlir_handler() { return std::make_unique<MlirHandler>(); }
+std::unique_ptr<DialectHandler> make_mlir_handler(const NormalizeOptions& o) {
+  return std::make_unique<MlirHandler>(o.drop_locations);
+}
 
 }  // namespace ksnap::norm::detail

@@ -25,49 +25,65 @@ namespace {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 }  // namespace
 
-void Engine::append_line(std::string& out, const LineRec& l) const {
+void Engine::append_line(TextSink& out, const LineRec& l) const {
+  // Room for the shape, the newline and every occurrence's printed name
+  // (at most sizeof(SymRec::printed) each); a name too long for `printed`
+  // (rare) is printed on its own and room made again after it.
+  constexpr size_t kName = sizeof(SymRec::printed);
+  const char* shape = shape_.data();
   uint32_t pos = l.shape_begin;
+  char* w = out.room(l.shape_end - pos + 1 + size_t{l.occ_end - l.occ_begin} * kName);
   for (uint32_t k = l.occ_begin; k < l.occ_end; ++k) {
     const Occ& o = occs_[k];
-    out.append(shape_.data() + pos, o.shape_off - pos);
+    copy_small(w, shape + pos, o.shape_off - pos);
+    w += o.shape_off - pos;
     const SymRec& s = syms_[o.sym];
     if (s.printed_len) {
-      out.append(s.printed, s.printed_len);
+      copy_small(w, s.printed, s.printed_len);
+      w += s.printed_len;
     } else {
-      append_canonical_name(out, s.cls, s.mask, s.canonical);
+      std::string name;
+      append_canonical_name(name, s.cls, s.mask, s.canonical);
+      out.commit(w);
+      w = out.room(name.size() + l.shape_end - o.shape_off + 1 + size_t{l.occ_end - k} * kName);
+      std::memcpy(w, name.data(), name.size());
+      w += name.size();
     }
     pos = o.shape_off + o.mask_len;
   }
-  out.append(shape_.data() + pos, l.shape_end - pos);
-  out.push_back('\n');
+  copy_small(w, shape + pos, l.shape_end - pos);
+  w += l.shape_end - pos;
+  *w++ = '\n';
+  out.commit(w);
 }
 
-void Engine::append_unit(std::string& out, uint32_t unit, Hasher* sink) const {
+void Engine::append_unit(TextSink& out, uint32_t unit, Hasher* sink) const {
   constexpr size_t kFlushBytes = 64 * 1024;
   std::vector<std::string> order_free;
+  TextSink one;
   for (uint32_t i : unit_lines_[unit]) {
     const LineRec& l = lines_[i];
     if (l.order_free) {
-      order_free.emplace_back();
-      append_line(order_free.back(), l);
+      one.clear();
+      append_line(one, l);
+      order_free.emplace_back(one.view());
     } else {
       append_line(out, l);
       if (sink && out.size() >= kFlushBytes) {
-        sink->update(out);
+        sink->update(out.view());
         out.clear();
       }
     }
   }
   std::sort(order_free.begin(), order_free.end());
-  for (const std::string& s : order_free) out += s;
+  for (const std::string& s : order_free) out.append(s);
 }
 
 uint64_t Engine::canonical_hash() const {
   Hasher h;
-  std::string buf;
-  buf.reserve(80 * 1024);
+  TextSink buf;
   for (uint32_t u = 0; u < units_.size(); ++u) append_unit(buf, u, &h);
-  h.update(buf);
+  h.update(buf.view());
   return h.digest();
 }
 
@@ -75,22 +91,22 @@ Engine::Hashes Engine::unit_hashes() const {
   Hashes out;
   out.units.reserve(units_.size());
   Hasher all;
-  std::string text;
+  TextSink text;
   for (uint32_t u = 0; u < units_.size(); ++u) {
     text.clear();
     append_unit(text, u);
-    out.units.push_back(hash64(text));
-    all.update(text);
+    out.units.push_back(hash64(text.view()));
+    all.update(text.view());
   }
   out.module = all.digest();
   return out;
 }
 
 std::string Engine::canonical() const {
-  std::string out;
-  out.reserve(shape_len_ + shape_len_ / 8 + 16);
+  TextSink out;
+  out.room(shape_len_ + shape_len_ / 8 + 16);
   for (uint32_t u = 0; u < units_.size(); ++u) append_unit(out, u);
-  return out;
+  return std::string(out.view());
 }
 
 void Engine::display_of(const LineRec& l, std::string* out_p, std::vector<uint32_t>* occ_disp,

@@ -5,9 +5,33 @@
 
 #include <cstdio>
 
+#include "support/xxh3_avx2.h"
+
 namespace ksnap {
 
+namespace {
+/// Inputs at least this long go to the AVX2 build where the CPU has it;
+/// shorter ones take XXH3's scalar short-input paths either way, so they
+/// skip the indirect call.
+constexpr size_t kVectorBytes = 1024;
+
+/// The AVX2 build when it exists and the CPU runs it, else nullptr (asked once).
+const detail::Xxh3Avx2* avx2() {
+  static const detail::Xxh3Avx2* const chosen = [] {
+    const detail::Xxh3Avx2* a = detail::xxh3_avx2();
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (a && __builtin_cpu_supports("avx2")) return a;
+#endif
+    return static_cast<const detail::Xxh3Avx2*>(nullptr);
+  }();
+  return chosen;
+}
+}  // namespace
+
 uint64_t hash64(std::string_view data, uint64_t seed) {
+  if (data.size() >= kVectorBytes) {
+    if (const detail::Xxh3Avx2* a = avx2()) return a->hash(data.data(), data.size(), seed);
+  }
   return XXH3_64bits_withSeed(data.data(), data.size(), seed);
 }
 
@@ -27,6 +51,9 @@ Hasher::Hasher() {
 }
 Hasher::~Hasher() = default;
 void Hasher::update(std::string_view data) {
+  if (data.size() >= kVectorBytes) {
+    if (const detail::Xxh3Avx2* a = avx2()) return a->update(state_, data.data(), data.size());
+  }
   XXH3_64bits_update(state(state_), data.data(), data.size());
 }
 void Hasher::update_u64(uint64_t v) { XXH3_64bits_update(state(state_), &v, sizeof v); }

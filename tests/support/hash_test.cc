@@ -1,11 +1,49 @@
 #include "ksnap/support/hash.h"
 
 #include <gtest/gtest.h>
+#include <xxhash.h>
 
+#include <algorithm>
 #include <string>
+
+#include "support/xxh3_avx2.h"
 
 namespace ksnap {
 namespace {
+
+// hash64 and Hasher take the AVX2 build of XXH3 for long inputs where the CPU
+// has AVX2: every size around its thresholds (the 1 KiB dispatch, XXH3's
+// 240-byte short path and 1 KiB blocks), every seed kind, and streams that
+// mix short pieces (libxxhash's build) with long ones (the AVX2 build) on one
+// state, give libxxhash's own hash of the same bytes.
+TEST(HashTest, Avx2BuildGivesLibxxhashHashes) {
+#if defined(__x86_64__)
+  ASSERT_NE(detail::xxh3_avx2(), nullptr) << "hash_avx2.cc was built without -mavx2";
+#endif
+  std::string text;
+  for (uint32_t i = 0; text.size() < 300000; ++i) text.push_back(static_cast<char>((i * 2654435761u) >> 24));
+  const bool cpu = __builtin_cpu_supports("avx2");
+  for (size_t size : {size_t{0}, size_t{1}, size_t{240}, size_t{241}, size_t{1023}, size_t{1024},
+                      size_t{1025}, size_t{4095}, size_t{65536}, size_t{65537}, text.size()}) {
+    const std::string_view bytes = std::string_view(text).substr(0, size);
+    for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x9E3779B97F4A7C15ull}}) {
+      const uint64_t want = XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
+      EXPECT_EQ(hash64(bytes, seed), want) << size << " bytes, seed " << seed;
+      if (detail::xxh3_avx2() && cpu) {
+        EXPECT_EQ(detail::xxh3_avx2()->hash(bytes.data(), bytes.size(), seed), want) << size;
+      }
+    }
+    Hasher mixed;
+    size_t at = 0;
+    for (size_t piece : {size_t{7}, size_t{2000}, size_t{300}, size_t{70000}, size_t{1}}) {
+      if (at >= bytes.size()) break;
+      mixed.update(bytes.substr(at, piece));
+      at += piece;
+    }
+    mixed.update(bytes.substr(std::min(at, bytes.size())));
+    EXPECT_EQ(mixed.digest(), XXH3_64bits(bytes.data(), bytes.size())) << size << " bytes, mixed";
+  }
+}
 
 TEST(HashTest, IncrementalEqualsOneShot) {
   Hasher h;

@@ -95,6 +95,12 @@ class Lexer {
 
   /// Byte offset of the next unread char.
   size_t offset() const { return static_cast<size_t>(cur_ - begin_); }
+  /// Goes on at `p` (at or after the next unread char, at most the end),
+  /// passing over the bytes before it unlexed: for a caller that checked
+  /// they hold nothing it needs, no error, no newline and brackets that
+  /// pair up among themselves (so the bracket state is what lexing them
+  /// would leave).
+  void skip_to(const char* p) { cur_ = p; }
   const char* begin() const { return begin_; }
   Dialect dialect() const { return dialect_; }
 
