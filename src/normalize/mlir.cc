@@ -53,6 +53,17 @@ void flag_debug_refs(Engine& e, TokenSpan toks, size_t from, size_t to) {
   }
 }
 
+/// Where the result number of a value name (`#1` of `%0#1`) starts, or
+/// npos. The lexer puts a '#' in an unquoted MLIR value name only as `#` and
+/// digits at its end, so the name is read from its end; a quoted name
+/// (`%"a#1"`) is searched from its start, as any '#' in it counts.
+size_t result_number_at(std::string_view key) {
+  if (key.size() > 1 && key[1] == '"') return find_char(key, '#', 1);
+  size_t j = key.size();
+  while (j > 1 && key[j - 1] >= '0' && key[j - 1] <= '9') --j;
+  return j > 1 && j < key.size() && key[j - 1] == '#' ? j - 1 : std::string_view::npos;
+}
+
 /// Past `lit` at `p`, or nullptr; reads no further than the first byte that
 /// differs (the buffer's NUL sentinel differs from every byte of `lit`).
 const char* skip_literal(const char* p, const char* lit) {
@@ -117,11 +128,8 @@ const char* loc_table_line_end(const char* p) {
         ++p;
         continue;
       case '"':  // a string: anything but an escape, a newline or a NUL inside
-        ++p;
-        while (*p != '"') {
-          if (*p == '\\' || *p == '\n' || *p == '\0') return nullptr;
-          ++p;
-        }
+        p += 1 + std::strcspn(p + 1, "\"\\\n");  // stops at a NUL too
+        if (*p != '"') return nullptr;
         ++p;
         continue;
       case '#':
@@ -339,7 +347,7 @@ void MlirHandler::emit(Engine& e, TokenSpan toks, size_t from, bool results) {
           continue;
         }
         std::string_view key = t.text, suffix;
-        size_t hash = find_char(key, '#', 1);
+        size_t hash = result_number_at(key);
         if (hash != std::string_view::npos) {  // %0#1: result 1 of %0
           suffix = key.substr(hash);
           key = key.substr(0, hash);
