@@ -75,13 +75,31 @@ const char* skip_literal(const char* p, const char* lit) {
 
 /// Past `#loc` followed by the rest of a hash id's characters ([A-Za-z0-9_.$-],
 /// as the lexer takes them after '#'); `dots` says whether '.' may occur.
+/// Character classes of the location-table check, by table like the lexer's.
+enum : uint8_t {
+  kWord = 1,   ///< [A-Za-z0-9_$]: starts a word or number
+  kWordOn = 2,  ///< kWord and '.': goes on with one
+  kLocName = 4,  ///< [A-Za-z0-9_$-]: an alias name after `#loc`
+};
+struct LocChars {
+  uint8_t bits[256] = {};
+  constexpr LocChars() {
+    for (int c = 0; c < 256; ++c) {
+      bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '$';
+      if (word) bits[c] |= kWord | kWordOn | kLocName;
+    }
+    bits[static_cast<uint8_t>('.')] |= kWordOn;
+    bits[static_cast<uint8_t>('-')] |= kLocName;
+  }
+};
+constexpr LocChars kLocChars;
+bool loc_char(char c, uint8_t cls) { return kLocChars.bits[static_cast<uint8_t>(c)] & cls; }
+
 const char* skip_loc_name(const char* p, bool dots) {
   p = skip_literal(p, "#loc");
   if (!p) return nullptr;
-  while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-         *p == '_' || *p == '$' || *p == '-' || (dots && *p == '.')) {
-    ++p;
-  }
+  while (loc_char(*p, kLocName) || (dots && *p == '.')) ++p;
   return p;
 }
 
@@ -111,14 +129,10 @@ const char* loc_table_line_end(const char* p) {
   open[depth++] = '(';
   while (true) {
     const char c = *p;
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-        c == '$') {
+    if (loc_char(c, kWord)) {
       // Words and numbers (`callsite`, `at`, `9`): tokens line() passes over.
       ++p;
-      while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-             *p == '_' || *p == '$' || *p == '.') {
-        ++p;
-      }
+      while (loc_char(*p, kWordOn)) ++p;
       continue;
     }
     switch (c) {
