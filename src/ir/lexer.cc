@@ -399,14 +399,17 @@ const char* Lexer::type_list_end(const char* start, const char* cur) const {
   // The run after the first name is `, T` repeated: text periodic with
   // period u = n + 2. Its first unit is checked byte by byte (the compare
   // stops at the first byte that differs, so never past the NUL sentinel);
-  // after it the run goes on while a byte equals the one u before (8 at a
-  // time while they are in the buffer, whose end_ is readable).
+  // after it the run goes on while a byte equals the one u before (64 or 8
+  // at a time while they are in the buffer, whose end_ is readable).
   const size_t u = n + 2;
   if (cur[0] != ',' || cur[1] != ' ') return cur;
   for (size_t k = 0; k < n; ++k) {
     if (cur[2 + k] != start[k]) return cur;
   }
   const char* q = cur + u;
+  // 64 bytes a compare first (memcmp is libc's vector code; runs are
+  // 400-1000 bytes), then 8, then 1 where they differ.
+  while (end_ - q >= 64 && std::memcmp(q, q - u, 64) == 0) q += 64;
   while (end_ - q >= 8) {
     uint64_t a, b;
     std::memcpy(&a, q, 8);
