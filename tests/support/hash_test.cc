@@ -22,7 +22,11 @@ TEST(HashTest, Avx2BuildGivesLibxxhashHashes) {
 #endif
   std::string text;
   for (uint32_t i = 0; text.size() < 300000; ++i) text.push_back(static_cast<char>((i * 2654435761u) >> 24));
+#if defined(__x86_64__)
   const bool cpu = __builtin_cpu_supports("avx2");
+#else
+  const bool cpu = false;
+#endif
   for (size_t size : {size_t{0}, size_t{1}, size_t{240}, size_t{241}, size_t{1023}, size_t{1024},
                       size_t{1025}, size_t{4095}, size_t{65536}, size_t{65537}, text.size()}) {
     const std::string_view bytes = std::string_view(text).substr(0, size);
