@@ -95,7 +95,7 @@ Engine::Engine(const TextBuffer& text, ir::Dialect dialect, const NormalizeOptio
   switch (dialect) {
     case ir::Dialect::kMlir: handler_ = make_mlir_handler(opts_); break;
     case ir::Dialect::kLlvm: handler_ = make_llvm_handler(); break;
-    case ir::Dialect::kPtx: handler_ = make_ptx_handler(); break;
+    case ir::Dialect::kPtx: handler_ = make_ptx_handler(opts_); break;
     case ir::Dialect::kAmdgcn:
     case ir::Dialect::kSpirv: handler_ = make_asm_handler(dialect); break;
     case ir::Dialect::kSass: handler_ = make_sass_handler(); break;
@@ -104,6 +104,7 @@ Engine::Engine(const TextBuffer& text, ir::Dialect dialect, const NormalizeOptio
   // expressions use them as operators (`1<<4`).
   check_angles_ = dialect == ir::Dialect::kMlir || dialect == ir::Dialect::kLlvm ||
                   dialect == ir::Dialect::kPtx;
+  if (!full_) handler_->skippable_starts(skip_starts_);
   units_.push_back(UnitRec{});
   shape_.grow(0, text.size() + 4096);
   if (toks_.size() < 256) toks_.resize(256);
@@ -153,10 +154,13 @@ Status Engine::scan() {
     // bookkeeping; it grows only for a line with more tokens than ever.
     uint32_t newlines_before = lx.inner_newlines();
     // A line the handler would drop whole (MLIR's `#loc12 = loc(...)`
-    // table: a fifth of TTGIR's bytes) is passed over unlexed: the loop
-    // below then meets its newline as an empty line, which leaves no trace.
-    if (!full_ && base_[line_begin] == '#' && lx.offset() == line_begin) {
-      if (const char* e = handler_->skippable_line(base_ + line_begin)) lx.skip_to(e);
+    // table: a fifth of TTGIR's bytes; PTX's `.loc` lines and debug
+    // sections: a third of its bytes) is passed over unlexed: the loop below
+    // then meets its newline as an empty line, which leaves no trace.
+    if (skip_starts_[static_cast<uint8_t>(base_[line_begin])] && lx.offset() == line_begin) {
+      if (const char* e = handler_->skippable_line(base_ + line_begin, base_ + text_.size())) {
+        lx.skip_to(e);
+      }
     }
     size_t ntoks = 0, got = 0;
     ir::Token end_tok;

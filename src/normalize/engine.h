@@ -207,17 +207,22 @@ class DialectHandler {
   virtual ~DialectHandler() = default;
   virtual void line(Engine& e, std::span<const ir::Token> toks) = 0;
   /// Hash-only scans (Engine::full() false) ask this at the start of each
-  /// line whose first byte is '#': when the line at `p` is one line() would
-  /// drop whole, leaving no trace, and its bytes could neither fail to lex
-  /// nor change the lexer's state (brackets balanced within it), returns
-  /// where it ends (its '\n', or the buffer's end); else nullptr. The
-  /// buffer is NUL-terminated.
-  virtual const char* skippable_line(const char* /*p*/) const { return nullptr; }
+  /// line: when the line at `p` is one line() would drop whole, leaving no
+  /// trace, and its bytes could neither fail to lex nor change the lexer's
+  /// state (brackets balanced within it), returns where it ends (its '\n',
+  /// or `end`, the buffer's end, where its NUL sentinel is); else nullptr.
+  virtual const char* skippable_line(const char* /*p*/, const char* /*end*/) const {
+    return nullptr;
+  }
+  /// Sets starts[c] for each first byte `c` of a line skippable_line() may
+  /// pass over (asked once, when the Engine starts, so that other lines cost
+  /// no call). `starts` holds 256 false values.
+  virtual void skippable_starts(bool* /*starts*/) const {}
 };
 
 std::unique_ptr<DialectHandler> make_mlir_handler(const NormalizeOptions& o);
 std::unique_ptr<DialectHandler> make_llvm_handler();
-std::unique_ptr<DialectHandler> make_ptx_handler();
+std::unique_ptr<DialectHandler> make_ptx_handler(const NormalizeOptions& o);
 std::unique_ptr<DialectHandler> make_asm_handler(ir::Dialect d);  // AMDGCN, SPIR-V
 std::unique_ptr<DialectHandler> make_sass_handler();              // sass.cc
 
@@ -434,6 +439,8 @@ class Engine {
   NormalizeOptions opts_;
   bool full_;
   std::unique_ptr<DialectHandler> handler_;
+  /// By a line's first byte: may the handler pass it over (hash-only scans).
+  bool skip_starts_[256] = {};
 
   /// Where the next token's shape goes: past a separating space, unless it is
   /// the line's first (the space is written either way, without a branch).

@@ -174,8 +174,11 @@ const char* loc_table_line_end(const char* p) {
 class MlirHandler : public DialectHandler {
  public:
   void line(Engine& e, TokenSpan toks) override;
-  const char* skippable_line(const char* p) const override {
-    return drop_locations_ ? loc_table_line_end(p) : nullptr;
+  const char* skippable_line(const char* p, const char* /*end*/) const override {
+    return drop_locations_ && *p == '#' ? loc_table_line_end(p) : nullptr;
+  }
+  void skippable_starts(bool* starts) const override {
+    if (drop_locations_) starts[static_cast<uint8_t>('#')] = true;
   }
   explicit MlirHandler(bool drop_locations) : drop_locations_(drop_locations) {}
 

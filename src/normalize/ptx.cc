@@ -24,7 +24,9 @@
 // `_$_str`, `__unnamed_1`) is named by its declaration, like LLVM IR's:
 //   .global .align 1 .b8 assertFile_2[9] = {107, ...};   "@_" (order-free)
 //   mov.u64 %rd1, assertFile_2;                           "mov.u64 %rd , @_ ;"
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -131,9 +133,59 @@ bool index_below(std::string_view rest, int64_t count) {
   return v >= 0 && v < count;
 }
 
+/// Bytes a line passed over unlexed may hold outside a comment: printable
+/// ASCII but brackets (their pairing is the lexer's state), quotes (a string
+/// may not end) and '/' (it may start a `/* */` comment, which may span
+/// lines), plus space and tab. No such byte can make the PTX lexer fail.
+struct PlainChars {
+  bool ok[256] = {};
+  constexpr PlainChars() {
+    for (int c = 0x21; c < 0x7F; ++c) ok[c] = true;
+    for (char c : {'(', ')', '{', '}', '[', ']', '<', '>', '"', '/'}) ok[static_cast<uint8_t>(c)] = false;
+    ok[static_cast<uint8_t>(' ')] = ok[static_cast<uint8_t>('\t')] = true;
+  }
+};
+constexpr PlainChars kPlain;
+
+/// The end of a plain line at `p` (its '\n', or `end`): plain bytes, then
+/// maybe a `//` comment (to the newline: the lexer takes any byte in it);
+/// nullptr when another byte comes first.
+const char* plain_line_end(const char* p, const char* end) {
+  while (kPlain.ok[static_cast<uint8_t>(*p)]) ++p;
+  if (*p == '\n' || (*p == '\0' && p == end)) return p;
+  if (*p == '/' && p[1] == '/') {
+    const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+    return nl ? static_cast<const char*>(nl) : end;
+  }
+  return nullptr;
+}
+
 class PtxHandler : public DialectHandler {
  public:
+  explicit PtxHandler(bool drop_locations) : drop_locations_(drop_locations) {}
   void line(Engine& e, TokenSpan toks) override;
+  /// With locations dropped, two kinds of line leave no trace in the hash:
+  /// `.loc` lines (`\t.loc\t1 89 55  // kernels.py:89:55`; their Python
+  /// line is for the Module only) and every line inside a `.debug_*`
+  /// section's braces (`.b8 116  // DW_AT_producer`). Passed over when
+  /// they hold no bracket (a brace would move the section's end), string or
+  /// other byte the lexer might stop at (plain_line_end).
+  const char* skippable_line(const char* p, const char* end) const override {
+    if (!drop_locations_) return nullptr;
+    if (section_ == Section::kInside) return plain_line_end(p, end);
+    const char* q = p;
+    while (*q == '\t' || *q == ' ') ++q;
+    // `.loc` then a space or tab: the directive token is `.loc` (not
+    // `.locx`, nor the label `.loc:`).
+    if (q[0] == '.' && q[1] == 'l' && q[2] == 'o' && q[3] == 'c' && (q[4] == ' ' || q[4] == '\t')) {
+      return plain_line_end(q + 4, end);
+    }
+    return nullptr;
+  }
+  /// Any: inside a debug section every plain line is passed over.
+  void skippable_starts(bool* starts) const override {
+    if (drop_locations_) std::fill(starts, starts + 256, true);
+  }
 
  private:
   enum class Section { kNone, kAwaitBrace, kInside };
@@ -155,6 +207,7 @@ class PtxHandler : public DialectHandler {
   bool local_data(Engine& e, TokenSpan toks);
   void emit(Engine& e, TokenSpan toks, size_t op_at);
 
+  bool drop_locations_;
   Section section_ = Section::kNone;
   uint32_t section_depth_ = 0;
   int32_t pending_py_ = -1;
@@ -472,6 +525,8 @@ void PtxHandler::emit(Engine& e, TokenSpan toks, size_t op_at) {
 
 }  // namespace
 
-std::unique_ptr<DialectHandler> make_ptx_handler() { return std::make_unique<PtxHandler>(); }
+std::unique_ptr<DialectHandler> make_ptx_handler(const NormalizeOptions& o) {
+  return std::make_unique<PtxHandler>(o.drop_locations);
+}
 
 }  // namespace ksnap::norm::detail
