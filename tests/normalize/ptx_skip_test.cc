@@ -10,6 +10,7 @@
 
 #include "ksnap/normalize/normalize.h"
 #include "normalize/engine.h"
+#include "normalize/test_util.h"
 
 namespace ksnap::norm {
 namespace {
@@ -82,15 +83,8 @@ TEST_P(PtxSkipTest, PassedOverOnlyWhereNothingChanges) {
   EXPECT_EQ(detail::make_ptx_handler(keep)->skippable_line(text.c_str(), end), nullptr);
 
   for (bool in_debug : {false, true}) {
-    TextBuffer buf("k.ptx", kernel_with(c.line, in_debug));
-    auto full = normalize(buf, ir::Dialect::kPtx);
-    auto fast = normalized_hash(buf, ir::Dialect::kPtx);
-    ASSERT_EQ(full.has_value(), fast.has_value()) << (in_debug ? "in .debug_info" : "in the body");
-    if (full) {
-      EXPECT_EQ(full->hash, *fast) << in_debug;
-    } else {
-      EXPECT_EQ(full.status().to_string(), fast.status().to_string()) << in_debug;
-    }
+    testing::expect_hash_path_agrees(kernel_with(c.line, in_debug), ir::Dialect::kPtx,
+                                     in_debug ? "in .debug_info" : "in the body");
   }
 }
 
@@ -98,11 +92,11 @@ INSTANTIATE_TEST_SUITE_P(
     Lines, PtxSkipTest,
     ::testing::Values(
         PtxLineCase{"Loc", "\t.loc\t1 89 55                         // kernels.py:89:55", true},
-        PtxLineCase{"LocInlined",
-                    "\t.loc\t2 263 15  // standard.py:263:15 @[ kernels.py:47:18 ]", true},
-        PtxLineCase{"LocSpaces", "  .loc 1 9 3", true},
-        PtxLineCase{"LocNewForm", "\t.loc\t1 12 7, function_name $L__info_string0, inlined_at 1 9 3",
+        PtxLineCase{"LocInlined", "\t.loc\t2 263 15  // standard.py:263:15 @[ kernels.py:47:18 ]",
                     true},
+        PtxLineCase{"LocSpaces", "  .loc 1 9 3", true},
+        PtxLineCase{"LocNewForm",
+                    "\t.loc\t1 12 7, function_name $L__info_string0, inlined_at 1 9 3", true},
         PtxLineCase{"LocNulInComment", std::string("\t.loc\t1 2 3 // a\0b", 18), true},
         PtxLineCase{"DataByte", ".b8 116                                 // DW_AT_producer", false},
         PtxLineCase{"DataLabel", "$L__info_string0:", false},
@@ -113,12 +107,10 @@ INSTANTIATE_TEST_SUITE_P(
         PtxLineCase{"LocWithString", "\t.loc\t1 2 3 \"x\"", false},
         PtxLineCase{"LocBlockComment", "\t.loc\t1 2 3 /* a", false},
         PtxLineCase{"LocCarriageReturn", "\t.loc\t1 2 3\r", false},
-        PtxLineCase{"LocLabel", ".loc: ", false},
-        PtxLineCase{"LocLonger", "\t.locx 1 2 3", false},
+        PtxLineCase{"LocLabel", ".loc: ", false}, PtxLineCase{"LocLonger", "\t.locx 1 2 3", false},
         PtxLineCase{"LocControlByte", "\t.loc\t1 2 \x01", false},
         PtxLineCase{"LocNonAscii", "\t.loc\t1 2 \xc3\xa9", false},
-        PtxLineCase{"OpenBrace", "\t{", false},
-        PtxLineCase{"CloseBrace", "\t}", false},
+        PtxLineCase{"OpenBrace", "\t{", false}, PtxLineCase{"CloseBrace", "\t}", false},
         PtxLineCase{"UnterminatedString", ".b8 \"abc", false},
         PtxLineCase{"BlockCommentOpen", ".b8 1 /* never closed", false}),
     [](const ::testing::TestParamInfo<PtxLineCase>& i) { return std::string(i.param.name); });

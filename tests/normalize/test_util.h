@@ -25,6 +25,22 @@ inline Module norm_ok(const std::string& text, ir::Dialect d, const NormalizeOpt
   return std::move(*m);
 }
 
+/// normalized_hash() gives what normalize() gives for `text`, good or bad:
+/// the same hash, or the same error at the same place. `where` names the
+/// case in a failure.
+inline void expect_hash_path_agrees(const std::string& text, ir::Dialect d,
+                                    const std::string& where) {
+  TextBuffer buf("k.ir", text);
+  auto full = normalize(buf, d);
+  auto fast = normalized_hash(buf, d);
+  ASSERT_EQ(full.has_value(), fast.has_value()) << where;
+  if (full) {
+    EXPECT_EQ(full->hash, *fast) << where;
+  } else {
+    EXPECT_EQ(full.status().to_string(), fast.status().to_string()) << where;
+  }
+}
+
 inline uint64_t hash_ok(const std::string& text, ir::Dialect d, const NormalizeOptions& o = {}) {
   return norm_ok(text, d, o).hash;
 }
