@@ -20,6 +20,7 @@ const detail::Xxh3Avx2* avx2() {
   static const detail::Xxh3Avx2* const chosen = [] {
     const detail::Xxh3Avx2* a = detail::xxh3_avx2();
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();  // in case this runs in a static constructor before libgcc's
     if (a && __builtin_cpu_supports("avx2")) return a;
 #endif
     return static_cast<const detail::Xxh3Avx2*>(nullptr);
