@@ -22,6 +22,16 @@ inline bool is_bare(const ir::Token& t, std::string_view s) {
 /// The byte right after the token (the NUL sentinel at the end: safe).
 inline char char_after(const ir::Token& t) { return t.text.data()[t.text.size()]; }
 
+/// Past `lit` at `p` in a NUL-terminated buffer, or nullptr; reads no
+/// further than the first byte that differs (the sentinel differs from every
+/// byte of `lit`). For the checks of lines passed over unlexed.
+inline const char* skip_literal(const char* p, const char* lit) {
+  for (; *lit; ++p, ++lit) {
+    if (*p != *lit) return nullptr;
+  }
+  return p;
+}
+
 /// Decimal integer value of `s` (optional '-'), or `fallback`.
 inline int64_t parse_int(std::string_view s, int64_t fallback = -1) {
   int64_t v = 0;

@@ -64,15 +64,6 @@ size_t result_number_at(std::string_view key) {
   return j > 1 && j < key.size() && key[j - 1] == '#' ? j - 1 : std::string_view::npos;
 }
 
-/// Past `lit` at `p`, or nullptr; reads no further than the first byte that
-/// differs (the buffer's NUL sentinel differs from every byte of `lit`).
-const char* skip_literal(const char* p, const char* lit) {
-  for (; *lit; ++p, ++lit) {
-    if (*p != *lit) return nullptr;
-  }
-  return p;
-}
-
 /// Past `#loc` followed by the rest of a hash id's characters ([A-Za-z0-9_.$-],
 /// as the lexer takes them after '#'); `dots` says whether '.' may occur.
 /// Character classes of the location-table check, by table like the lexer's.

@@ -177,10 +177,8 @@ class PtxHandler : public DialectHandler {
     while (*q == '\t' || *q == ' ') ++q;
     // `.loc` then a space or tab: the directive token is `.loc` (not
     // `.locx`, nor the label `.loc:`).
-    if (q[0] == '.' && q[1] == 'l' && q[2] == 'o' && q[3] == 'c' && (q[4] == ' ' || q[4] == '\t')) {
-      return plain_line_end(q + 4, end);
-    }
-    return nullptr;
+    q = skip_literal(q, ".loc");
+    return q && (*q == ' ' || *q == '\t') ? plain_line_end(q, end) : nullptr;
   }
   /// Any: inside a debug section every plain line is passed over.
   void skippable_starts(bool* starts) const override {
